@@ -1,0 +1,185 @@
+/**
+ * PEM and DER decoding of RSA keys, shared by every crypto adapter so that they accept and refuse
+ * exactly the same inputs with the same reasons. Pure: no Buffer, no crypto.
+ *
+ * @since 0.1.0
+ */
+import * as Base64 from "./Base64.js"
+import { KeyImportError, MIN_MODULUS_LENGTH } from "./Crypto.js"
+import * as Der from "./internal/der.js"
+
+/** The DER structures an RSA key may come in. */
+export type KeyFormat = "pkcs8" | "pkcs1-private" | "spki" | "pkcs1-public"
+
+/** A decoded RSA key: its DER bytes as given, their structure, and the modulus length in bits. */
+export interface RsaKeyDer {
+  readonly format: KeyFormat
+  readonly der: Uint8Array
+  readonly modulusLength: number
+}
+
+const PEM = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END ([A-Z0-9 ]+)-----\s*$/
+
+const malformed = (message: string) => new KeyImportError("MalformedKey", message)
+const unsupported = (message: string) => new KeyImportError("UnsupportedKey", message)
+
+const decodeBody = (body: string, what: string): Uint8Array => {
+  // PEM bodies are wrapped at 64 characters; the line breaks are not part of the Base64.
+  const decoded = Base64.decode(body.replace(/[\r\n\t ]+/g, ""))
+  if (!decoded.ok) throw malformed(`${what} is not valid Base64: ${decoded.error.message}`)
+  return decoded.bytes
+}
+
+const readPem = (text: string): { readonly label: string; readonly der: Uint8Array } | undefined => {
+  const match = PEM.exec(text.trim() + "\n")
+  if (match === null) return undefined
+  const [, label, body, endLabel] = match
+  if (label !== endLabel) throw malformed(`PEM BEGIN ${label} does not match END ${endLabel}`)
+  if (/Proc-Type:\s*4,ENCRYPTED/.test(body!)) {
+    throw unsupported("the PEM private key is encrypted; decrypt it first (openssl pkey -in key.pem -out plain.pem)")
+  }
+  return { label: label!, der: decodeBody(body!, `the body of the PEM ${label}`) }
+}
+
+const checkStrength = (key: RsaKeyDer): RsaKeyDer => {
+  if (key.modulusLength < MIN_MODULUS_LENGTH) {
+    throw new KeyImportError(
+      "WeakKey",
+      `RSA key of ${key.modulusLength} bits refused: keys must be ${MIN_MODULUS_LENGTH} bits or more`
+    )
+  }
+  return key
+}
+
+const topSequence = (der: Uint8Array, what: string): Der.Tlv => {
+  const top = Der.readTlv(der, 0)
+  if (top === undefined || top.tag !== Der.SEQUENCE || top.end !== der.length)
+    throw malformed(`${what} is not valid DER`)
+  return top
+}
+
+/** Modulus length of a PKCS#1 RSAPrivateKey or RSAPublicKey found at `tlv`. */
+const pkcs1Modulus = (der: Uint8Array, tlv: Der.Tlv, kind: "private" | "public", what: string): number => {
+  const parts = tlv.tag === Der.SEQUENCE ? Der.children(der, tlv) : undefined
+  // RSAPrivateKey has 9 INTEGERs (more with multi-prime otherPrimeInfos); RSAPublicKey exactly 2.
+  const fits = parts !== undefined && (kind === "private" ? parts.length >= 9 : parts.length === 2)
+  if (!fits || parts.some((part) => part.tag !== Der.INTEGER)) {
+    throw malformed(`${what} is not a PKCS#1 RSA ${kind} key`)
+  }
+  return Der.integerBitLength(der, parts[kind === "private" ? 1 : 0]!)
+}
+
+const privateFromDer = (der: Uint8Array, format: "pkcs8" | "pkcs1-private"): RsaKeyDer => {
+  const top = topSequence(der, "the private key")
+  if (format === "pkcs1-private") {
+    return checkStrength({ format, der, modulusLength: pkcs1Modulus(der, top, "private", "the private key") })
+  }
+  const parts = Der.children(der, top)
+  const [version, algorithm, key] = parts ?? []
+  if (version?.tag !== Der.INTEGER || algorithm?.tag !== Der.SEQUENCE || key?.tag !== Der.OCTET_STRING) {
+    throw malformed("the private key is not PKCS#8")
+  }
+  if (!Der.isRsaAlgorithm(der, algorithm))
+    throw unsupported("the private key is not an RSA key (SHA256withRSA needs RSA)")
+  const inner = Der.readTlv(der, key.start, key.end)
+  if (inner === undefined || inner.end !== key.end) throw malformed("the PKCS#8 private key holds no valid RSA key")
+  return checkStrength({ format, der, modulusLength: pkcs1Modulus(der, inner, "private", "the PKCS#8 private key") })
+}
+
+const publicFromDer = (der: Uint8Array, format: "spki" | "pkcs1-public"): RsaKeyDer => {
+  const top = topSequence(der, "the public key")
+  if (format === "pkcs1-public") {
+    return checkStrength({ format, der, modulusLength: pkcs1Modulus(der, top, "public", "the public key") })
+  }
+  const [algorithm, bits] = Der.children(der, top) ?? []
+  if (algorithm?.tag !== Der.SEQUENCE || bits?.tag !== Der.BIT_STRING || der[bits.start] !== 0) {
+    throw malformed("the public key is not SubjectPublicKeyInfo")
+  }
+  if (!Der.isRsaAlgorithm(der, algorithm))
+    throw unsupported("the public key is not an RSA key (SHA256withRSA needs RSA)")
+  const inner = Der.readTlv(der, bits.start + 1, bits.end)
+  if (inner === undefined || inner.end !== bits.end) throw malformed("the SPKI public key holds no valid RSA key")
+  return checkStrength({ format, der, modulusLength: pkcs1Modulus(der, inner, "public", "the SPKI public key") })
+}
+
+/**
+ * Decodes an RSA private key from PEM: PKCS#8 (`-----BEGIN PRIVATE KEY-----`) or PKCS#1
+ * (`-----BEGIN RSA PRIVATE KEY-----`).
+ *
+ * Throws {@link KeyImportError}: `MalformedKey` for text that is not such a PEM, `UnsupportedKey`
+ * for encrypted keys, public keys, certificates and non-RSA keys, `WeakKey` under 2048 bits.
+ *
+ * @example
+ * ```ts
+ * import { Pem } from "@pc/core"
+ *
+ * const key = Pem.decodePrivateKey(pem) // { format: "pkcs8", der, modulusLength: 2048 }
+ * ```
+ */
+export const decodePrivateKey = (pem: string): RsaKeyDer => {
+  const block = readPem(pem)
+  if (block === undefined) throw malformed("the private key is not PEM text (-----BEGIN PRIVATE KEY----- ...)")
+  switch (block.label) {
+    case "PRIVATE KEY":
+      return privateFromDer(block.der, "pkcs8")
+    case "RSA PRIVATE KEY":
+      return privateFromDer(block.der, "pkcs1-private")
+    case "ENCRYPTED PRIVATE KEY":
+      throw unsupported("the PEM private key is encrypted; decrypt it first (openssl pkey -in key.pem -out plain.pem)")
+    case "PUBLIC KEY":
+    case "RSA PUBLIC KEY":
+      throw unsupported("this is a public key; signing needs the private key")
+    default:
+      throw unsupported(`PEM ${block.label} is not an RSA private key`)
+  }
+}
+
+/**
+ * Decodes an RSA public key from PEM, SPKI (`-----BEGIN PUBLIC KEY-----`) or PKCS#1
+ * (`-----BEGIN RSA PUBLIC KEY-----`), or from the bare Base64 body of either (as some portals show it).
+ *
+ * Throws {@link KeyImportError} like {@link decodePrivateKey}; a private key given here is
+ * `UnsupportedKey`, so a private key is never mistaken for a public one.
+ *
+ * @example
+ * ```ts
+ * import { Pem } from "@pc/core"
+ *
+ * Pem.decodePublicKey("MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA…").format // "spki"
+ * ```
+ */
+export const decodePublicKey = (pemOrBase64: string): RsaKeyDer => {
+  const text = pemOrBase64.trim()
+  if (!text.startsWith("-----")) {
+    const der = decodeBody(text, "the public key")
+    // SPKI opens with the AlgorithmIdentifier SEQUENCE; PKCS#1 RSAPublicKey is two INTEGERs. Private
+    // keys open with a version INTEGER followed by more INTEGERs (PKCS#1) or a SEQUENCE (PKCS#8).
+    const top = topSequence(der, "the public key")
+    const parts = Der.children(der, top) ?? []
+    if (parts[0]?.tag === Der.SEQUENCE) return publicFromDer(der, "spki")
+    if (parts.length > 2 || parts[1]?.tag === Der.SEQUENCE) {
+      throw unsupported(
+        "this is a private key; verifying needs the public key, and the private key must never be shared"
+      )
+    }
+    return publicFromDer(der, "pkcs1-public")
+  }
+  const block = readPem(text)
+  if (block === undefined) throw malformed("the public key is not PEM text (-----BEGIN PUBLIC KEY----- ...)")
+  switch (block.label) {
+    case "PUBLIC KEY":
+      return publicFromDer(block.der, "spki")
+    case "RSA PUBLIC KEY":
+      return publicFromDer(block.der, "pkcs1-public")
+    case "PRIVATE KEY":
+    case "RSA PRIVATE KEY":
+    case "ENCRYPTED PRIVATE KEY":
+      throw unsupported(
+        "this is a private key; verifying needs the public key, and the private key must never be shared"
+      )
+    case "CERTIFICATE":
+      throw unsupported("this is a certificate; pass its public key (openssl x509 -pubkey -noout -in cert.pem)")
+    default:
+      throw unsupported(`PEM ${block.label} is not an RSA public key`)
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * SHA256withRSA on node:crypto: the {@link Crypto.CryptoProvider} of `@pc/core` for Node.
+ * Keys are parsed once into `KeyObject`s; signing and verifying are one-shot calls on them.
+ *
+ * @since 0.1.0
+ */
+import { Base64, Crypto, Pem } from "@pc/core"
+import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto"
+
+/** This provider's runtime name. */
+export const runtime = "node"
+
+const toBytes = (message: Crypto.Message): Uint8Array =>
+  typeof message === "string" ? Buffer.from(message, "utf8") : message
+
+class NodeSigner implements Crypto.Signer {
+  constructor(
+    private readonly key: KeyObject,
+    readonly modulusLength: number
+  ) {}
+  sign(message: Crypto.Message): Promise<string> {
+    try {
+      return Promise.resolve(sign("sha256", toBytes(message), this.key).toString("base64"))
+    } catch (cause) {
+      return Promise.reject(cause)
+    }
+  }
+}
+
+class NodeVerifier implements Crypto.Verifier {
+  private readonly signatureLength: number
+  constructor(
+    private readonly key: KeyObject,
+    readonly modulusLength: number
+  ) {
+    this.signatureLength = Math.ceil(modulusLength / 8)
+  }
+  verify(message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> {
+    let bytes: Uint8Array
+    if (typeof signature === "string") {
+      // Strict decoding: Buffer's decoder would quietly accept URL-safe, URL-encoded or wrapped text.
+      const decoded = Base64.decode(signature)
+      if (!decoded.ok) return Promise.resolve(false)
+      bytes = decoded.bytes
+    } else bytes = signature
+    if (bytes.length !== this.signatureLength) return Promise.resolve(false)
+    try {
+      return Promise.resolve(verify("sha256", toBytes(message), this.key, bytes))
+    } catch {
+      return Promise.resolve(false)
+    }
+  }
+}
+
+const malformedKey = (what: string) =>
+  new Crypto.KeyImportError("MalformedKey", `${what} is not a valid RSA key (node:crypto could not parse it)`)
+
+/**
+ * Imports an RSA private key from PEM (PKCS#8 or PKCS#1), once, for signing.
+ *
+ * Rejects with `Crypto.KeyImportError` from `@pc/core`: `MalformedKey`, `UnsupportedKey`, or `WeakKey`
+ * for keys under 2048 bits. The error never contains the key.
+ *
+ * @example
+ * ```ts
+ * import { NodeCrypto } from "@pc/crypto-node"
+ *
+ * const signer = await NodeCrypto.importPrivateKey(process.env.MERCHANT_PRIVATE_KEY_PEM!)
+ * const signature = await signer.sign(stringToSign)
+ * ```
+ */
+export const importPrivateKey = async (pem: string): Promise<Crypto.Signer> => {
+  const decoded = Pem.decodePrivateKey(pem)
+  let key: KeyObject
+  try {
+    key = createPrivateKey({
+      key: Buffer.from(decoded.der),
+      format: "der",
+      type: decoded.format === "pkcs8" ? "pkcs8" : "pkcs1"
+    })
+  } catch {
+    throw malformedKey("the private key")
+  }
+  return new NodeSigner(key, decoded.modulusLength)
+}
+
+/**
+ * Imports an RSA public key from PEM (SPKI or PKCS#1) or a bare Base64 body, once, for verifying.
+ *
+ * Rejects with `Crypto.KeyImportError` from `@pc/core`, like {@link importPrivateKey}.
+ *
+ * @example
+ * ```ts
+ * import { NodeCrypto } from "@pc/crypto-node"
+ *
+ * const verifier = await NodeCrypto.importPublicKey(platformPublicKeyPem)
+ * const ok = await verifier.verify(stringToSign, signatureBase64)
+ * ```
+ */
+export const importPublicKey = async (pemOrBase64: string): Promise<Crypto.Verifier> => {
+  const decoded = Pem.decodePublicKey(pemOrBase64)
+  let key: KeyObject
+  try {
+    key = createPublicKey({
+      key: Buffer.from(decoded.der),
+      format: "der",
+      type: decoded.format === "spki" ? "spki" : "pkcs1"
+    })
+  } catch {
+    throw malformedKey("the public key")
+  }
+  return new NodeVerifier(key, decoded.modulusLength)
+}

@@ -1,0 +1,3 @@
+export declare const chromiumExecutable: string
+export declare const chromiumArgs: ReadonlyArray<string>
+export declare const assertChromium: () => string

@@ -1,0 +1,206 @@
+// One conformance suite for every crypto adapter (the stripe-node / jose habit): each adapter's
+// tests call `describeCryptoProvider` with its provider, in every runtime it supports.
+import { Base64, Canonical, Crypto, type Crypto as CryptoTypes } from "@pc/core"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { keyOf, pemBody, vectors } from "./vectors.js"
+
+export { keyOf, pemBody, vectors } from "./vectors.js"
+
+const expectKeyImportError = async (promise: Promise<unknown>, reason: Crypto.KeyImportErrorReason) => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e
+  )
+  expect(error).toBeInstanceOf(Crypto.KeyImportError)
+  expect((error as Crypto.KeyImportError).reason).toBe(reason)
+  return error as Crypto.KeyImportError
+}
+
+/** Mutates one UTF-16 unit of a string at `index` into a different character. */
+const mutateAt = (text: string, index: number, replacement: string): string => {
+  const i = index % text.length
+  const current = text[i]
+  const next = replacement === current ? (current === "a" ? "b" : "a") : replacement
+  return text.slice(0, i) + next + text.slice(i + 1)
+}
+
+/**
+ * Defines the conformance tests of one provider. `label` names the runtime in the test output
+ * (for example `"web in chromium"`), so a reader sees where each case ran.
+ */
+export const describeCryptoProvider = (label: string, provider: CryptoTypes.CryptoProvider): void => {
+  describe(`crypto conformance: ${label}`, () => {
+    describe("request vectors (openssl)", () => {
+      for (const v of vectors.requests) {
+        it(`${v.name}: exact string to sign and signature from PKCS#8 and PKCS#1, verified by SPKI, PKCS#1 and bare Base64`, async () => {
+          const stringToSign = Canonical.requestStringToSign(v)
+          expect(stringToSign).toBe(v.stringToSign)
+          const key = keyOf(v.key)
+          const fromPkcs8 = await (await provider.importPrivateKey(key.privatePkcs8Pem)).sign(stringToSign)
+          const fromPkcs1 = await (await provider.importPrivateKey(key.privatePkcs1Pem)).sign(stringToSign)
+          expect(fromPkcs8).toBe(v.signature)
+          expect(fromPkcs1).toBe(v.signature)
+          for (const publicKey of [
+            key.publicSpkiPem,
+            key.publicPkcs1Pem,
+            pemBody(key.publicSpkiPem),
+            pemBody(key.publicPkcs1Pem)
+          ]) {
+            const verifier = await provider.importPublicKey(publicKey)
+            expect(verifier.modulusLength).toBe(key.bits)
+            expect(await verifier.verify(stringToSign, v.signature)).toBe(true)
+          }
+        })
+      }
+    })
+
+    describe("callback vectors (openssl)", () => {
+      for (const v of vectors.callbacks) {
+        it(`${v.name}: exact string to sign and signature, verified from text and from raw body bytes`, async () => {
+          const stringToSign = Canonical.callbackStringToSign(v)
+          expect(stringToSign).toBe(v.stringToSign)
+          const key = keyOf(v.key)
+          expect(await (await provider.importPrivateKey(key.privatePkcs8Pem)).sign(stringToSign)).toBe(v.signature)
+          expect(await (await provider.importPrivateKey(key.privatePkcs1Pem)).sign(stringToSign)).toBe(v.signature)
+          const verifier = await provider.importPublicKey(key.publicSpkiPem)
+          expect(await verifier.verify(stringToSign, v.signature)).toBe(true)
+          const bodyBytes = new TextEncoder().encode(v.body)
+          const bytes = Canonical.callbackBytesToSign(v.appKey, v.timestamp, bodyBytes)
+          expect(await verifier.verify(bytes, v.signature)).toBe(true)
+          // The other environment's platform key must not verify it (spec 5.5).
+          const other = v.environment === "sandbox" ? "platform-production-v1" : "platform-sandbox-v1"
+          expect(
+            await (await provider.importPublicKey(keyOf(other).publicSpkiPem)).verify(stringToSign, v.signature)
+          ).toBe(false)
+        })
+      }
+    })
+
+    describe("negative vectors", () => {
+      for (const v of vectors.negative) {
+        it(`${v.name} (${v.why}) fails verification`, async () => {
+          const verifier = await provider.importPublicKey(keyOf(v.key).publicSpkiPem)
+          expect(await verifier.verify(Canonical.requestStringToSign(v), v.signature)).toBe(false)
+        })
+      }
+    })
+
+    describe("key import", () => {
+      const weak = keyOf("weak-1024")
+      it("refuses the 1024-bit key in every form, for signing and for verifying", async () => {
+        for (const pem of [weak.privatePkcs8Pem, weak.privatePkcs1Pem]) {
+          const error = await expectKeyImportError(provider.importPrivateKey(pem), "WeakKey")
+          expect(error.code).toBe("ERR_PC_KEY_WEAK")
+          expect(error.message).toContain("1024 bits")
+        }
+        for (const pem of [weak.publicSpkiPem, weak.publicPkcs1Pem, pemBody(weak.publicSpkiPem)]) {
+          await expectKeyImportError(provider.importPublicKey(pem), "WeakKey")
+        }
+      })
+
+      it("refuses malformed PEM with a typed error that does not echo the key", async () => {
+        const pem = keyOf("merchant-v1").privatePkcs8Pem
+        const broken = pem.replace(/[A-Za-z0-9+/]{10}\n/, "!!!!!!!!!!\n")
+        const error = await expectKeyImportError(provider.importPrivateKey(broken), "MalformedKey")
+        expect(error.message).not.toContain(pemBody(pem).slice(20, 60))
+        await expectKeyImportError(provider.importPrivateKey("not a key"), "MalformedKey")
+        await expectKeyImportError(
+          provider.importPrivateKey(pem.replace("END PRIVATE KEY", "END PUBLIC KEY")),
+          "MalformedKey"
+        )
+        await expectKeyImportError(
+          provider.importPublicKey("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"),
+          "MalformedKey"
+        )
+        // Valid Base64 and DER shape, but a modulus that is no RSA key at all.
+        const truncated = pemBody(keyOf("merchant-v1").publicSpkiPem).slice(0, 40)
+        await expectKeyImportError(provider.importPublicKey(truncated), "MalformedKey")
+      })
+
+      it("refuses a public key where a private key belongs and the reverse", async () => {
+        const key = keyOf("merchant-v1")
+        await expectKeyImportError(provider.importPrivateKey(key.publicSpkiPem), "UnsupportedKey")
+        await expectKeyImportError(provider.importPublicKey(key.privatePkcs8Pem), "UnsupportedKey")
+        await expectKeyImportError(provider.importPublicKey(key.privatePkcs1Pem), "UnsupportedKey")
+      })
+
+      it("accepts CRLF line endings and surrounding whitespace", async () => {
+        const key = keyOf("merchant-v1")
+        const crlf = `\n  ${key.privatePkcs8Pem.replace(/\n/g, "\r\n")}  \n`
+        const v = vectors.requests[0]!
+        expect(await (await provider.importPrivateKey(crlf)).sign(v.stringToSign)).toBe(v.signature)
+      })
+    })
+
+    describe("verification never throws", () => {
+      it("malformed signatures resolve false", async () => {
+        const v = vectors.requests[0]!
+        const verifier = await provider.importPublicKey(keyOf(v.key).publicSpkiPem)
+        const urlSafe = v.signature.replace(/\+/g, "-").replace(/\//g, "_")
+        for (const signature of [
+          "",
+          "====",
+          "not base64!",
+          urlSafe,
+          v.signature + "AAAA",
+          v.signature.slice(4),
+          " " + v.signature,
+          new Uint8Array(0),
+          new Uint8Array(256)
+        ]) {
+          expect(await verifier.verify(v.stringToSign, signature)).toBe(false)
+        }
+      })
+    })
+
+    describe("properties", () => {
+      const appKey = "78e6ac0e-e0bc-458a-bd0b-3fcbd6ace6b4"
+      const path = "/openapi/v2/order/create"
+      const signerP = provider.importPrivateKey(keyOf("merchant-v1").privatePkcs8Pem)
+      const verifierP = provider.importPublicKey(keyOf("merchant-v1").publicSpkiPem)
+      const body = fc.string({ unit: "grapheme", maxLength: 200 })
+      const timestamp = fc.integer({ min: 0, max: 4_102_444_800_000 })
+
+      it("sign then verify holds for random Unicode bodies and timestamps", async () => {
+        const signer = await signerP
+        const verifier = await verifierP
+        await fc.assert(
+          fc.asyncProperty(body, timestamp, async (b, ts) => {
+            const text = Canonical.requestStringToSign({ method: "POST", path, appKey, timestamp: ts, body: b })
+            expect(await verifier.verify(text, await signer.sign(text))).toBe(true)
+          }),
+          { numRuns: 40 }
+        )
+      })
+
+      it("changing one character of body, timestamp, appKey or path, or one byte of the signature, fails", async () => {
+        const signer = await signerP
+        const verifier = await verifierP
+        const field = fc.constantFrom("body", "timestamp", "appKey", "path", "signature")
+        await fc.assert(
+          fc.asyncProperty(
+            body.filter((s) => s.length > 0),
+            timestamp,
+            field,
+            fc.nat(),
+            fc.constantFrom("x", "0", "é", " "),
+            async (b, ts, which, index, replacement) => {
+              const input = { method: "POST", path, appKey, timestamp: String(ts), body: b }
+              const signature = await signer.sign(Canonical.requestStringToSign(input))
+              if (which === "signature") {
+                const bytes = (Base64.decode(signature) as { readonly bytes: Uint8Array }).bytes.slice()
+                bytes[index % bytes.length]! ^= 1 << (index % 8)
+                expect(await verifier.verify(Canonical.requestStringToSign(input), bytes)).toBe(false)
+                return
+              }
+              const changed = { ...input, [which]: mutateAt(input[which], index, replacement) }
+              expect(await verifier.verify(Canonical.requestStringToSign(changed), signature)).toBe(false)
+            }
+          ),
+          { numRuns: 40 }
+        )
+      })
+    })
+  })
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+/**
+ * `pc`: a thin @effect/cli shell over the packages. Commands live one group per file in
+ * `commands/`; this file only composes them and runs on Node.
+ */
+import { Command } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Effect } from "effect"
+import { mock } from "./commands/mock.js"
+
+const pc = Command.make("pc").pipe(
+  Command.withDescription("Merchant Payment Connect from the command line"),
+  Command.withSubcommands([mock])
+)
+
+const cli = Command.run(pc, { name: "pc", version: "0.0.0" })
+
+cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))

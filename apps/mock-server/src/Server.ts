@@ -1,0 +1,108 @@
+/**
+ * Composes the mock once: SQLite storage, the environment's platform keys, the test merchant,
+ * orders, the callback dispatcher and the route table, served by Node's HTTP server.
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { mkdirSync } from "node:fs"
+import { createServer } from "node:http"
+import { dirname } from "node:path"
+import { MerchantAuth } from "./auth/MerchantAuth.js"
+import { Dispatcher } from "./callbacks/Dispatcher.js"
+import { PlatformKeys } from "./callbacks/PlatformKeys.js"
+import { MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
+import { makeApp } from "./http/App.js"
+import type { Route } from "./http/Router.js"
+import { Orders, PublicUrl } from "./orders/Orders.js"
+import { checkoutRoutes } from "./routes/Checkout.js"
+import { createOrderRoute } from "./routes/CreateOrder.js"
+import { devRoutes } from "./routes/Dev.js"
+import { serviceRoutes } from "./routes/Service.js"
+import { Store } from "./store/Store.js"
+import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "./TestMerchant.js"
+
+/** Storage: the SQLite file (its folder made if needed) or `:memory:`, migrated, bound to the environment. */
+const storeLayer = (config: MockConfigShape) => {
+  if (config.db !== ":memory:") mkdirSync(dirname(config.db), { recursive: true })
+  const bootstrap = Layer.effectDiscard(
+    Effect.gen(function* () {
+      const store = yield* Store
+      yield* store.claimEnvironment(config.environment)
+      yield* store.ensureMerchant({
+        appKey: TEST_MERCHANT_APP_KEY,
+        publicKeyPem: testMerchantPublicKeyPem(),
+        nowMs: yield* Clock.currentTimeMillis
+      })
+    })
+  )
+  return Layer.provideMerge(bootstrap, Store.layer).pipe(Layer.provide(SqliteClient.layer({ filename: config.db })))
+}
+
+const serverLayer = (config: MockConfigShape) => {
+  const http = NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 5_000 }), {
+    host: config.host,
+    port: config.port
+  })
+  const publicUrl = Layer.effect(
+    PublicUrl,
+    Effect.map(HttpServer.HttpServer, (server) =>
+      publicBaseUrl(config, server.address._tag === "TcpAddress" ? server.address.port : config.port)
+    )
+  )
+  const services = Dispatcher.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(Orders.layer, PlatformKeys.layer, MerchantAuth.layer)),
+    Layer.provideMerge(publicUrl),
+    Layer.provideMerge(storeLayer(config)),
+    Layer.provideMerge(Layer.succeed(MockConfig, config))
+  )
+  const app = Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const url = yield* PublicUrl
+      const api = yield* createOrderRoute
+      const dev = yield* devRoutes
+      const table: Array<Route<unknown>> = []
+      const routes: ReadonlyArray<Route<Store | Orders | MerchantAuth | PlatformKeys | Dispatcher>> = [
+        api,
+        ...dev,
+        ...checkoutRoutes(config.environment),
+        ...serviceRoutes(() => table, config.environment, url)
+      ]
+      table.push(...routes)
+      return HttpServer.serve(makeApp(routes))
+    })
+  )
+  return app.pipe(Layer.provideMerge(services), Layer.provideMerge(http))
+}
+
+/** The running mock's facts, printed when it is ready. */
+export interface Started {
+  readonly url: string
+  readonly environment: MockConfigShape["environment"]
+  readonly testMerchantAppKey: string
+  readonly db: string
+}
+
+/** The whole server as a layer: it serves from when it is built until its scope closes. */
+export const layer = (config: MockConfigShape) => serverLayer(config)
+
+/**
+ * Starts a mock in this process and resolves once it listens (tests, `pc mock`). `close` stops the
+ * dispatcher, closes the server and the database.
+ */
+export const start = async (
+  config: MockConfigShape,
+  options: { readonly logLevel?: LogLevel.LogLevel } = {}
+): Promise<Started & { readonly close: () => Promise<void> }> => {
+  const logging = Layer.mergeAll(Logger.logFmt, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
+  const runtime = ManagedRuntime.make(Layer.provideMerge(layer(config), logging))
+  const url = await runtime.runPromise(PublicUrl)
+  return {
+    url,
+    environment: config.environment,
+    testMerchantAppKey: TEST_MERCHANT_APP_KEY,
+    db: config.db,
+    close: () => runtime.dispose()
+  }
+}

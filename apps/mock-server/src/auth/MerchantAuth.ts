@@ -1,0 +1,166 @@
+/**
+ * The full check of a merchant request (spec 5): headers, timestamp window, key version (ordinal of
+ * the merchant's uploads, disabled versions refused) and the signature over the exact raw body.
+ * Production and gray refuse what fails; sandbox only says what production would have decided, and
+ * both log the likely cause of a bad signature.
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import { Canonical, type Crypto, Environment, Headers, Timestamp } from "@pc/core"
+import { NodeCrypto } from "@pc/crypto-node"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { MockConfig } from "../Config.js"
+import { type ApiError, signError } from "../http/Envelope.js"
+import { Store } from "../store/Store.js"
+import { diagnose } from "./diagnose.js"
+
+/** What the sandbox tells the integrator in `X-R-Signature-Check`. */
+export type SignatureCheck = "valid" | "invalid" | "missing"
+
+export interface AuthInput {
+  readonly method: string
+  readonly path: string
+  readonly headers: Headers.HeaderSource
+  /** The body text exactly as received. */
+  readonly body: string
+}
+
+export interface Authenticated {
+  readonly appKey: string
+  /** Set in sandbox: production's verdict, for the `X-R-Signature-Check` header. */
+  readonly signatureCheck: SignatureCheck | undefined
+}
+
+type Verdict =
+  | { readonly ok: true; readonly appKey: string }
+  | { readonly ok: false; readonly appKey: string | undefined; readonly missing: boolean; readonly cause: string }
+
+export const make = Effect.gen(function* () {
+  const config = yield* MockConfig
+  const store = yield* Store
+  // Uploaded keys never change, so each (appKey, version) is parsed once and kept.
+  const verifiers = new Map<string, Promise<Crypto.Verifier>>()
+
+  const verifierOf = (appKey: string, version: number, pem: string) => {
+    const id = `${appKey}\u0000${version}`
+    let verifier = verifiers.get(id)
+    if (verifier === undefined) {
+      verifier = NodeCrypto.importPublicKey(pem)
+      verifiers.set(id, verifier)
+    }
+    return Effect.promise(() => verifier)
+  }
+
+  /** Production's decision on a request, whatever the environment. */
+  const judge = (input: AuthInput, nowMs: number) =>
+    Effect.gen(function* () {
+      const required = Environment.requiresSignature(
+        config.environment === "sandbox" ? "production" : config.environment,
+        input.body.length > 0
+      )
+      const parsed = Headers.parseRequest(input.headers, { signature: required ? "required" : "optional" })
+      if (!parsed.ok) {
+        const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
+        const missing = parsed.error.header === Headers.RequestHeaders.signature && parsed.error.reason === "Missing"
+        return { ok: false, appKey, missing, cause: parsed.error.message } satisfies Verdict
+      }
+      const { appKey, timestamp, keyVersion, signature } = parsed.headers
+      if (!(yield* store.merchantExists(appKey))) {
+        return { ok: false, appKey: undefined, missing: false, cause: `unknown appKey ${appKey}` } satisfies Verdict
+      }
+      const window = Timestamp.checkWindow(timestamp, nowMs)
+      if (!window.ok) {
+        return {
+          ok: false,
+          appKey,
+          missing: false,
+          cause: `timestamp outside the 5 minute window (${window.message})`
+        } satisfies Verdict
+      }
+      const key = yield* store.merchantKey(appKey, keyVersion)
+      if (Option.isNone(key)) {
+        return {
+          ok: false,
+          appKey,
+          missing: false,
+          cause: `key version ${keyVersion} is unknown for this appKey`
+        } satisfies Verdict
+      }
+      if (key.value.status === "disabled") {
+        return { ok: false, appKey, missing: false, cause: `key version ${keyVersion} is disabled` } satisfies Verdict
+      }
+      if (signature === undefined) return { ok: true, appKey } satisfies Verdict
+      const verifier = yield* verifierOf(appKey, keyVersion, key.value.publicKeyPem)
+      const text = Canonical.requestStringToSign({ ...input, appKey, timestamp })
+      if (yield* Effect.promise(() => verifier.verify(text, signature))) return { ok: true, appKey } satisfies Verdict
+      return { ok: false, appKey, missing: false, cause: "the signature does not match the request" } satisfies Verdict
+    })
+
+  /** Logs the likely cause of a refused signature, without the signature or any key. */
+  const explain = (input: AuthInput, verdict: Verdict & { readonly ok: false }, nowMs: number) =>
+    Effect.gen(function* () {
+      const likely = yield* diagnose(input, nowMs, (appKey) =>
+        store.getMerchant(appKey).pipe(
+          Effect.flatMap(
+            Option.match({
+              onNone: () => Effect.succeed([]),
+              onSome: (merchant) =>
+                Effect.forEach(merchant.keys, (key) =>
+                  store.merchantKey(appKey, key.version).pipe(
+                    Effect.flatMap(
+                      Option.match({
+                        onNone: () => Effect.succeed(undefined),
+                        onSome: (stored) =>
+                          Effect.map(verifierOf(appKey, key.version, stored.publicKeyPem), (verifier) => ({
+                            version: key.version,
+                            verifier
+                          }))
+                      })
+                    )
+                  )
+                ).pipe(Effect.map((keys) => keys.filter((k) => k !== undefined)))
+            })
+          )
+        )
+      )
+      yield* Effect.logWarning("signature check failed").pipe(
+        Effect.annotateLogs({
+          environment: config.environment,
+          appKey: verdict.appKey ?? "unknown",
+          cause: verdict.cause,
+          likelyCause: likely ?? "not determined"
+        })
+      )
+    }).pipe(Effect.catchAllCause(() => Effect.void))
+
+  /**
+   * Authenticates a request. Fails with a signError envelope in production and gray; in sandbox
+   * succeeds whenever X-R-AK names a known merchant and reports production's verdict.
+   */
+  const authenticate = (input: AuthInput): Effect.Effect<Authenticated, ApiError | SqlError> =>
+    Effect.gen(function* () {
+      const nowMs = yield* Clock.currentTimeMillis
+      const verdict = yield* judge(input, nowMs)
+      if (config.environment !== "sandbox") {
+        if (verdict.ok) return { appKey: verdict.appKey, signatureCheck: undefined }
+        yield* explain(input, verdict, nowMs)
+        return yield* signError(verdict.cause)
+      }
+      // Sandbox: X-R-AK must name a known merchant; nothing else is enforced.
+      const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
+      if (appKey === undefined) return yield* signError(`missing header ${Headers.RequestHeaders.appKey}`)
+      if (!(yield* store.merchantExists(appKey))) return yield* signError(`unknown appKey ${appKey}`)
+      if (verdict.ok) return { appKey, signatureCheck: "valid" }
+      if (verdict.missing) return { appKey, signatureCheck: "missing" }
+      yield* explain(input, verdict, nowMs)
+      return { appKey, signatureCheck: "invalid" }
+    })
+
+  return { authenticate }
+})
+
+export class MerchantAuth extends Context.Tag("mock-server/MerchantAuth")<
+  MerchantAuth,
+  Effect.Effect.Success<typeof make>
+>() {
+  static readonly layer = Layer.effect(MerchantAuth, make)
+}

@@ -1,0 +1,162 @@
+/**
+ * Delivers callbacks (CONTRACT.md "Callbacks"). Deliveries are rows written with the order's move,
+ * so this loop only reads what is due: each attempt gets a fresh timestamp and signature from the
+ * current platform key, a per-attempt timeout, and on failure an exponential backoff with jitter,
+ * until the merchant answers 2xx or the deliveries' time runs out. After a restart the loop simply
+ * finds the pending rows again. The same loop expires orders past their time to live.
+ */
+import { Canonical, Headers } from "@pc/core"
+import { Clock, Context, Duration, Effect, FiberSet, Layer, Queue, Random } from "effect"
+import { MockConfig } from "../Config.js"
+import { Orders } from "../orders/Orders.js"
+import { type Delivery, Store } from "../store/Store.js"
+import { PlatformKeys } from "./PlatformKeys.js"
+
+const EXCERPT = 200
+
+/** The delay before attempt `n + 1` after `n` failed attempts: doubling from `baseMs`, +-25% jitter. */
+export const backoffDelay = (baseMs: number, failedAttempts: number, random: number): number =>
+  Math.round(baseMs * 2 ** Math.max(0, failedAttempts - 1) * (0.75 + random * 0.5))
+
+export const make = Effect.gen(function* () {
+  const config = yield* MockConfig
+  const store = yield* Store
+  const keys = yield* PlatformKeys
+  const orders = yield* Orders
+  const inFlight = new Set<string>()
+  const fibers = yield* FiberSet.make()
+
+  const post = (url: string, headers: Record<string, string>, body: string) =>
+    Effect.tryPromise({
+      try: async (signal) => {
+        const timeout = AbortSignal.timeout(config.callbackTimeoutMs)
+        const response = await fetch(url, {
+          method: "POST",
+          headers,
+          body,
+          redirect: "manual",
+          signal: AbortSignal.any([signal, timeout])
+        })
+        const text = await response.text().catch(() => "")
+        return { status: response.status, excerpt: text.slice(0, EXCERPT) }
+      },
+      catch: (cause) =>
+        cause instanceof Error && cause.name === "TimeoutError"
+          ? `no answer within ${config.callbackTimeoutMs} ms`
+          : `request failed: ${cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause)}`
+    })
+
+  const attempt = (delivery: Delivery) =>
+    Effect.gen(function* () {
+      const startedMs = yield* Clock.currentTimeMillis
+      const at = new Date(startedMs).toISOString()
+      const url = yield* store.notifyUrlOf(delivery.appKey)
+      if (url === null) {
+        yield* store.recordAttempt(
+          delivery,
+          {
+            at,
+            url: null,
+            httpStatus: null,
+            error: "merchant has no notifyUrl; set it, then resend",
+            keyVersion: null,
+            durationMs: 0
+          },
+          { status: "failed" }
+        )
+        return
+      }
+      const key = yield* keys.current
+      // A fresh timestamp and signature on every attempt: a retried callback is never stale.
+      const timestamp = String(startedMs)
+      const signature = yield* Effect.promise(() =>
+        key.signer.sign(Canonical.callbackStringToSign({ appKey: delivery.appKey, timestamp, body: delivery.body }))
+      )
+      const result = yield* Effect.either(
+        post(
+          url,
+          {
+            "content-type": "application/json",
+            [Headers.CallbackHeaders.timestamp]: timestamp,
+            [Headers.CallbackHeaders.signature]: signature,
+            [Headers.CallbackHeaders.keyVersion]: String(key.version)
+          },
+          delivery.body
+        )
+      )
+      const endedMs = yield* Clock.currentTimeMillis
+      const durationMs = endedMs - startedMs
+      const httpStatus = result._tag === "Right" ? result.right.status : null
+      const delivered = httpStatus !== null && httpStatus >= 200 && httpStatus < 300
+      const error = delivered
+        ? null
+        : result._tag === "Left"
+          ? result.left
+          : `merchant answered HTTP ${httpStatus}${result.right.excerpt ? `: ${result.right.excerpt}` : ""}`
+      const failed = delivery.attemptCount + 1
+      const nextAttemptAtMs = endedMs + backoffDelay(config.callbackBackoffMs, failed, yield* Random.next)
+      const next = delivered
+        ? ({ status: "delivered" } as const)
+        : nextAttemptAtMs > delivery.createdAtMs + config.callbackMaxAgeMs
+          ? ({ status: "failed" } as const)
+          : ({ status: "pending", nextAttemptAtMs } as const)
+      yield* store.recordAttempt(delivery, { at, url, httpStatus, error, keyVersion: key.version, durationMs }, next)
+      yield* Effect.logInfo(delivered ? "callback delivered" : "callback attempt failed").pipe(
+        Effect.annotateLogs({
+          deliveryId: delivery.id,
+          orderSn: delivery.orderSn,
+          attempt: failed,
+          httpStatus: httpStatus ?? "none",
+          durationMs,
+          ...(error === null ? {} : { error }),
+          next: next.status === "pending" ? new Date(next.nextAttemptAtMs).toISOString() : next.status
+        })
+      )
+    })
+
+  const wake = yield* Queue.sliding<void>(1)
+
+  const tick = Effect.gen(function* () {
+    const nowMs = yield* Clock.currentTimeMillis
+    for (const orderSn of yield* store.dueOrders(nowMs)) {
+      yield* orders.move(orderSn, "EXPIRED").pipe(Effect.catchTag("ApiError", () => Effect.void))
+    }
+    for (const delivery of yield* store.dueDeliveries(nowMs)) {
+      if (inFlight.has(delivery.id)) continue
+      inFlight.add(delivery.id)
+      yield* FiberSet.run(
+        fibers,
+        attempt(delivery).pipe(
+          Effect.catchAllCause((cause) => Effect.logError("callback attempt crashed", cause)),
+          Effect.ensuring(Effect.sync(() => inFlight.delete(delivery.id))),
+          Effect.ensuring(wake.offer(undefined))
+        )
+      )
+    }
+    const next = Math.min(
+      (yield* store.nextDeliveryAt) ?? Number.POSITIVE_INFINITY,
+      (yield* store.nextExpiry) ?? Number.POSITIVE_INFINITY
+    )
+    // Sleep until the next thing is due (at most a second), or until something new is queued.
+    const waitMs = Math.max(5, Math.min(1000, next - (yield* Clock.currentTimeMillis)))
+    yield* Effect.race(wake.take, Effect.sleep(Duration.millis(waitMs)))
+  }).pipe(Effect.catchAllCause((cause) => Effect.logError("dispatcher tick failed", cause)))
+
+  yield* Effect.forkScoped(Effect.forever(tick))
+  yield* orders.onMove(wake.offer(undefined))
+
+  return {
+    /** Queues a delivery again now (the developer menu's resend). */
+    resend: (id: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (nowMs) => store.resend(id, nowMs)).pipe(
+        Effect.tap(() => wake.offer(undefined))
+      )
+  }
+})
+
+export class Dispatcher extends Context.Tag("mock-server/Dispatcher")<
+  Dispatcher,
+  Effect.Effect.Success<typeof make>
+>() {
+  static readonly layer = Layer.scoped(Dispatcher, make)
+}

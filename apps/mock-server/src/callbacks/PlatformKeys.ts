@@ -1,0 +1,73 @@
+/**
+ * The environment's platform keys: generated on first start and persisted; rotation publishes a
+ * new version that signs every callback from then on, while the old one stays published (spec 5.5).
+ */
+import type { Crypto } from "@pc/core"
+import { KeyPair, NodeCrypto } from "@pc/crypto-node"
+import { Clock, Context, Effect, Layer, Ref } from "effect"
+import { MockConfig } from "../Config.js"
+import { type PlatformKey, Store } from "../store/Store.js"
+
+/** A platform key as the developer menu publishes it: never the private key. */
+export interface PublishedPlatformKey {
+  readonly environment: string
+  readonly version: number
+  readonly publicKeyPem: string
+  readonly status: PlatformKey["status"]
+}
+
+export interface CurrentPlatformKey {
+  readonly version: number
+  readonly signer: Crypto.Signer
+}
+
+export const make = Effect.gen(function* () {
+  const config = yield* MockConfig
+  const store = yield* Store
+  const lock = yield* Effect.makeSemaphore(1)
+
+  const generate = Effect.gen(function* () {
+    const pair = yield* Effect.promise(() => KeyPair.generate(2048))
+    const nowMs = yield* Clock.currentTimeMillis
+    return yield* store.addPlatformKey({ privateKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem, nowMs })
+  })
+
+  const load = (key: PlatformKey) =>
+    Effect.map(
+      Effect.promise(() => NodeCrypto.importPrivateKey(key.privateKeyPem)),
+      (signer): CurrentPlatformKey => ({ version: key.version, signer })
+    )
+
+  const existing = (yield* store.platformKeys).find((key) => key.status === "current")
+  const current = yield* Ref.make(yield* load(existing ?? (yield* generate)))
+
+  const publish = (key: PlatformKey): PublishedPlatformKey => ({
+    environment: config.environment,
+    version: key.version,
+    publicKeyPem: key.publicKeyPem,
+    status: key.status
+  })
+
+  return {
+    /** The key that signs callbacks now. */
+    current: Ref.get(current),
+    /** Every platform key of this environment, public parts only. */
+    list: Effect.map(store.platformKeys, (keys) => keys.map(publish)),
+    /** Makes a new key current; the previous one stays published. */
+    rotate: lock.withPermits(1)(
+      Effect.gen(function* () {
+        const key = yield* generate
+        yield* Ref.set(current, yield* load(key))
+        yield* Effect.logInfo("platform key rotated").pipe(Effect.annotateLogs({ version: key.version }))
+        return publish(key)
+      })
+    )
+  }
+})
+
+export class PlatformKeys extends Context.Tag("mock-server/PlatformKeys")<
+  PlatformKeys,
+  Effect.Effect.Success<typeof make>
+>() {
+  static readonly layer = Layer.effect(PlatformKeys, make)
+}

@@ -1,0 +1,55 @@
+/**
+ * The HTTP application: resolves a request against the route table, gives it a request id (on the
+ * response and on every log line about it), turns every failure into its envelope, and logs one
+ * line per request. A SqlError or a defect is a bug: internalError 500, logged with the request id.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Headers } from "@pc/core"
+import { Clock, Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { envelope, fromError } from "./Envelope.js"
+import { makeResolver, methodNotAllowed, notFoundRoute, type Route } from "./Router.js"
+
+const REQUEST_ID_HEADER = Headers.REQUEST_ID.toLowerCase()
+
+const internalError = (requestId: string) =>
+  envelope("internalError", `internal error; quote request id ${requestId} when reporting it`, null)
+
+export const makeApp = <R>(routes: ReadonlyArray<Route<R>>) => {
+  const resolve = makeResolver(routes)
+  const handle = (requestId: string) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const started = yield* Clock.currentTimeMillis
+      const queryAt = request.url.indexOf("?")
+      const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt)
+      const resolution = resolve(request.method, path)
+      const handled =
+        resolution._tag === "Found"
+          ? resolution.route.handle(resolution.params)
+          : Effect.fail(
+              resolution._tag === "MethodNotAllowed"
+                ? methodNotAllowed(request.method, path, resolution.allow)
+                : notFoundRoute(request.method, path)
+            )
+      const response = yield* handled.pipe(
+        Effect.catchTags({
+          ApiError: (error) => Effect.succeed(fromError(error)),
+          SqlError: (error) => Effect.as(Effect.logError("storage failed", error), internalError(requestId))
+        }),
+        Effect.catchAllDefect((defect) =>
+          Effect.as(Effect.logError("request crashed", defect), internalError(requestId))
+        )
+      )
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({
+          method: request.method,
+          path,
+          status: response.status,
+          durationMs: (yield* Clock.currentTimeMillis) - started
+        })
+      )
+      return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
+    }).pipe(Effect.annotateLogs({ requestId }))
+  return Effect.suspend(() => handle(randomUUID()))
+}

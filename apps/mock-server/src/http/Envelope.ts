@@ -1,0 +1,40 @@
+/**
+ * Every answer of the mock is the envelope `{code, msg, data}` as JSON, with the HTTP status of its
+ * code (CONTRACT.md): successes, errors, 404s and oversized bodies alike.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { ErrorCode } from "@pc/core"
+import { Data } from "effect"
+
+/** A request that ends in an error envelope. */
+export class ApiError extends Data.TaggedError("ApiError")<{
+  readonly code: ErrorCode.ErrorCode
+  readonly msg: string
+  readonly headers?: Readonly<Record<string, string>>
+}> {}
+
+/** An envelope response with the status of its code. */
+export const envelope = (
+  code: ErrorCode.ResultCode,
+  msg: string | null,
+  data: unknown,
+  headers?: Readonly<Record<string, string>>
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.unsafeJson(
+    { code, msg, data },
+    headers === undefined ? { status: ErrorCode.httpStatus(code) } : { status: ErrorCode.httpStatus(code), headers }
+  )
+
+/** The success envelope. */
+export const ok = (data: unknown, headers?: Readonly<Record<string, string>>) =>
+  envelope("SUCCESS", null, data, headers)
+
+/** The error envelope of an {@link ApiError}. */
+export const fromError = (error: ApiError) => envelope(error.code, error.msg, null, error.headers)
+
+export const paramError = (msg: string) => new ApiError({ code: "paramError", msg })
+export const notFound = (msg: string) => new ApiError({ code: "notFound", msg })
+export const signError = (cause: string, headers?: Readonly<Record<string, string>>) =>
+  headers === undefined
+    ? new ApiError({ code: "signError", msg: ErrorCode.signErrorMessage(cause) })
+    : new ApiError({ code: "signError", msg: ErrorCode.signErrorMessage(cause), headers })

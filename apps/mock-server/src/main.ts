@@ -1,0 +1,65 @@
+/**
+ * `pnpm mock` / `pc mock`: starts one mock server process for one environment, prints where it is
+ * and the test merchant when ready, and stops cleanly on SIGINT or SIGTERM.
+ */
+import { relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import { ConfigError, fromArgs, type MockConfigShape } from "./Config.js"
+import { start } from "./Server.js"
+
+/** Runs the mock from command-line flags until a signal stops it. */
+export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
+  let config: MockConfigShape
+  try {
+    config = fromArgs(argv)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exitCode = 2
+      return
+    }
+    throw error
+  }
+  await run(config)
+}
+
+/** Starts the mock with a parsed configuration, prints where it is, and stops it on SIGINT/SIGTERM. */
+export const run = async (config: MockConfigShape): Promise<void> => {
+  const server = await start(config)
+  const keyFile = relative(
+    process.cwd(),
+    fileURLToPath(new URL("../test-merchant/TEST-ONLY-private-key.pem", import.meta.url))
+  )
+  console.log(
+    [
+      `Payment Connect mock listening on ${server.url}`,
+      `  environment:          ${server.environment}`,
+      `  test merchant appKey: ${server.testMerchantAppKey}`,
+      `  test merchant key:    ${keyFile} (key version 1, TEST ONLY)`,
+      `  database:             ${server.db}`,
+      `  docs:                 ${server.url}/docs`
+    ].join("\n")
+  )
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`${signal}: stopping the mock`)
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("the mock did not stop cleanly", error)
+        process.exit(1)
+      }
+    )
+  }
+  process.once("SIGINT", () => stop("SIGINT"))
+  process.once("SIGTERM", () => stop("SIGTERM"))
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    console.error("the mock failed to start:", error instanceof Error ? error.message : error)
+    process.exit(1)
+  })
+}

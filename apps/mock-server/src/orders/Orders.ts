@@ -1,0 +1,125 @@
+/**
+ * Orders: creation with the contract's validation and idempotency, and the moves to a final state
+ * (PAID, FAILED, EXPIRED), each of which records its callback delivery in the same transaction.
+ */
+import { Money, Wire } from "@pc/core"
+import { Clock, Context, Effect, Either, Layer, ParseResult, Ref, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { MockConfig } from "../Config.js"
+import { ApiError, notFound, paramError } from "../http/Envelope.js"
+import { Store } from "../store/Store.js"
+
+/** The base of the absolute URLs the server hands out (known once the server is bound). */
+export class PublicUrl extends Context.Tag("mock-server/PublicUrl")<PublicUrl, string>() {}
+
+const EVENT_TYPE = { PAID: "order.paid", FAILED: "order.failed", EXPIRED: "order.expired" } as const
+
+const decodeRequest = Schema.decodeUnknownEither(Wire.CreateOrderRequest)
+
+/** Validates a create-order body; the paramError's msg starts with the field it is about (`amount: ...`). */
+export const validate = (body: Record<string, unknown>): Either.Either<Wire.CreateOrderRequest, ApiError> =>
+  Either.mapLeft(decodeRequest(body, { errors: "first", onExcessProperty: "ignore" }), (error) => {
+    const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+    const field = issue?.path.join(".") || "body"
+    return paramError(`${field}: ${issue?.message ?? "invalid"}`)
+  })
+
+/** Builds the callback body: compact JSON, fields in the contract's order. */
+export const callbackBody = (eventId: string, order: Wire.Order): string =>
+  JSON.stringify({
+    eventId,
+    eventType: EVENT_TYPE[order.status as keyof typeof EVENT_TYPE],
+    orderSn: order.orderSn,
+    outerOrder: order.outerOrder,
+    amount: order.amount,
+    currency: order.currency,
+    status: order.status,
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt
+  })
+
+const orderSnFor = (nowMs: number): string => {
+  const day = new Date(nowMs).toISOString().slice(0, 10).replaceAll("-", "")
+  // 12 random digits after the date; the primary key refuses the (astronomically rare) repeat.
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b % 10).join("")
+  return `PC${day}${random}`
+}
+
+export const make = Effect.gen(function* () {
+  const config = yield* MockConfig
+  const store = yield* Store
+  const publicUrl = yield* PublicUrl
+  const listeners = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
+
+  const create = (appKey: string, request: Wire.CreateOrderRequest) =>
+    Effect.gen(function* () {
+      const nowMs = yield* Clock.currentTimeMillis
+      const amount = Money.canonicalAmount(request.amount, request.currency)
+      if (!amount.ok) return yield* paramError(`amount: ${amount.error.message}`)
+      const result = yield* store
+        .createOrder({
+          orderSn: orderSnFor(nowMs),
+          appKey,
+          outerOrder: request.orderId,
+          amount: amount.amount,
+          currency: request.currency,
+          nowMs,
+          expiresAtMs: nowMs + config.orderTtlMs
+        })
+        .pipe(
+          Effect.catchTag("Conflict", (conflict) =>
+            Effect.fail(
+              new ApiError({
+                code: "duplicateOrder",
+                msg: `orderId ${request.orderId} was already used for ${conflict.existing.amount} ${conflict.existing.currency} (order ${conflict.existing.orderSn})`
+              })
+            )
+          )
+        )
+      const order = result.order
+      return {
+        created: result.created,
+        result: {
+          orderSn: order.orderSn,
+          outerOrder: order.outerOrder,
+          h5Url: `${publicUrl}/h5/checkout/${encodeURIComponent(order.orderSn)}`
+        } satisfies Wire.CreateOrderResult
+      }
+    })
+
+  const move = (orderSn: string, to: "PAID" | "FAILED" | "EXPIRED") =>
+    Effect.gen(function* () {
+      const nowMs = yield* Clock.currentTimeMillis
+      const order = yield* store
+        .moveOrder(orderSn, to, nowMs, (moved) => {
+          const eventId = `evt_${randomUUID()}`
+          return {
+            id: `dlv_${randomUUID()}`,
+            eventId,
+            eventType: EVENT_TYPE[to],
+            body: callbackBody(eventId, moved),
+            nowMs
+          }
+        })
+        .pipe(
+          Effect.catchTags({
+            NotFound: () => Effect.fail(notFound(`no order ${orderSn}`)),
+            AlreadyFinal: (e) =>
+              Effect.fail(paramError(`order ${orderSn} is already ${e.status}; final states do not move`))
+          })
+        )
+      for (const listener of yield* Ref.get(listeners)) yield* listener
+      return order
+    })
+
+  return {
+    create,
+    move,
+    /** Runs `listener` after every committed move (the dispatcher wakes up on it). */
+    onMove: (listener: Effect.Effect<void>) => Ref.update(listeners, (all) => [...all, listener])
+  }
+})
+
+export class Orders extends Context.Tag("mock-server/Orders")<Orders, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Orders, make)
+}

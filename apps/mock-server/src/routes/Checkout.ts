@@ -1,0 +1,102 @@
+/**
+ * The hosted checkout page (`h5Url`): shows the amount and the merchant's order id, with Pay and
+ * Fail buttons that make the same moves as the developer menu. Plain HTML forms: no script needed.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { notFound } from "../http/Envelope.js"
+import { escapeHtml } from "../http/Html.js"
+import { route } from "../http/Router.js"
+import { Orders } from "../orders/Orders.js"
+import { type OrderRecord, Store } from "../store/Store.js"
+
+const page = (order: OrderRecord, environment: string): string => {
+  const sn = escapeHtml(encodeURIComponent(order.orderSn))
+  const open = order.status === "CREATED"
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Checkout ${escapeHtml(order.orderSn)}</title>
+<style>
+  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1a1a1a; }
+  .card { border: 1px solid #ddd; border-radius: 12px; padding: 1.5rem; }
+  .amount { font-size: 2rem; font-weight: 600; margin: .5rem 0 1rem; }
+  dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; }
+  dt { color: #666; }
+  form { display: inline; }
+  button { font-size: 1rem; padding: .6rem 1.4rem; border-radius: 8px; border: 0; cursor: pointer; margin-right: .5rem; }
+  .pay { background: #1f7a3a; color: white; } .fail { background: #b42318; color: white; }
+  .status { font-weight: 600; }
+  .env { font-size: .8rem; color: #666; text-transform: uppercase; letter-spacing: .05em; }
+</style>
+</head>
+<body>
+<div class="card">
+  <div class="env">Payment Connect mock · ${escapeHtml(environment)}</div>
+  <div class="amount" data-testid="amount">${escapeHtml(order.amount)} ${escapeHtml(order.currency)}</div>
+  <dl>
+    <dt>Merchant order</dt><dd data-testid="outer-order">${escapeHtml(order.outerOrder)}</dd>
+    <dt>Order</dt><dd>${escapeHtml(order.orderSn)}</dd>
+    <dt>Status</dt><dd class="status" data-testid="status">${escapeHtml(order.status)}</dd>
+  </dl>
+  ${
+    open
+      ? `<form method="post" action="/h5/checkout/${sn}/pay"><button class="pay" type="submit">Pay</button></form>
+  <form method="post" action="/h5/checkout/${sn}/fail"><button class="fail" type="submit">Fail</button></form>`
+      : `<p data-testid="final">This order is ${escapeHtml(order.status.toLowerCase())}.</p>`
+  }
+</div>
+</body>
+</html>`
+}
+
+const findOrder = (orderSn: string) =>
+  Effect.flatMap(Store, (store) => store.getOrder(orderSn)).pipe(
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.fail(notFound(`no order ${orderSn}`)),
+        onSome: (order) => Effect.succeed(order)
+      })
+    )
+  )
+
+const button = (verb: "pay" | "fail", to: "PAID" | "FAILED") =>
+  route({
+    method: "POST",
+    path: `/h5/checkout/:orderSn/${verb}`,
+    tag: "Checkout",
+    summary: `The checkout page's ${verb === "pay" ? "Pay" : "Fail"} button: moves the order to ${to}, then shows the page again`,
+    answer: { kind: "redirect" },
+    handle: ({ orderSn }) =>
+      Effect.gen(function* () {
+        yield* findOrder(orderSn!)
+        // Pressing a button on a page that is already final just shows the final state again.
+        yield* Effect.flatMap(Orders, (orders) => orders.move(orderSn!, to)).pipe(
+          Effect.catchIf(
+            (error) => error._tag === "ApiError" && error.code === "paramError",
+            () => Effect.void
+          )
+        )
+        return HttpServerResponse.redirect(`/h5/checkout/${encodeURIComponent(orderSn!)}`, { status: 303 })
+      })
+  })
+
+export const checkoutRoutes = (environment: string) => [
+  route({
+    method: "GET",
+    path: "/h5/checkout/:orderSn",
+    tag: "Checkout",
+    summary: "The hosted checkout page of an order (the h5Url)",
+    answer: { kind: "html" },
+    handle: ({ orderSn }) =>
+      Effect.map(findOrder(orderSn!), (order) =>
+        HttpServerResponse.html(page(order, environment)).pipe(
+          HttpServerResponse.setHeader("cache-control", "no-store")
+        )
+      )
+  }),
+  button("pay", "PAID"),
+  button("fail", "FAILED")
+]

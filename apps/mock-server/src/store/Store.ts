@@ -1,0 +1,452 @@
+/**
+ * Everything the mock keeps, in SQLite: merchants and their key uploads, platform keys, orders,
+ * callback deliveries and their attempts. Every multi-row change is one transaction; uniqueness
+ * (one order per appKey + orderId, ordinal key versions, one current platform key) is enforced by
+ * the database, not by luck.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Environment, Wire } from "@pc/core"
+import { Context, Data, Effect, Layer, Option } from "effect"
+import { migrations } from "./migrations.js"
+
+export interface MerchantKey {
+  readonly version: number
+  readonly status: "active" | "disabled"
+  readonly uploadedAt: string
+}
+
+export interface Merchant {
+  readonly appKey: string
+  readonly notifyUrl: string | null
+  readonly keys: ReadonlyArray<MerchantKey>
+}
+
+export interface PlatformKey {
+  readonly version: number
+  readonly privateKeyPem: string
+  readonly publicKeyPem: string
+  readonly status: "current" | "published" | "retired"
+  readonly createdAt: string
+}
+
+export interface OrderRecord extends Wire.Order {
+  readonly appKey: string
+  readonly expiresAtMs: number
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed"
+
+export interface DeliveryAttempt {
+  readonly attempt: number
+  readonly at: string
+  readonly url: string | null
+  readonly httpStatus: number | null
+  readonly error: string | null
+  readonly keyVersion: number | null
+  readonly durationMs: number
+}
+
+export interface Delivery {
+  readonly id: string
+  readonly orderSn: string
+  readonly appKey: string
+  readonly eventId: string
+  readonly eventType: Wire.CallbackEventType
+  readonly body: string
+  readonly status: DeliveryStatus
+  readonly attemptCount: number
+  readonly nextAttemptAtMs: number | null
+  readonly lastError: string | null
+  readonly createdAt: string
+  readonly createdAtMs: number
+  readonly deliveredAt: string | null
+}
+
+export interface DeliveryWithAttempts extends Delivery {
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
+}
+
+/** The database belongs to another environment: refusing to mix sandbox and production data. */
+export class EnvironmentMismatch extends Data.TaggedError("EnvironmentMismatch")<{
+  readonly expected: Environment.Environment
+  readonly found: string
+}> {
+  override get message() {
+    return `this database holds ${this.found} data; start the ${this.expected} mock with another --db`
+  }
+}
+
+export class NotFound extends Data.TaggedError("NotFound")<{ readonly what: string }> {}
+export class AlreadyFinal extends Data.TaggedError("AlreadyFinal")<{ readonly status: Wire.OrderStatus }> {}
+export class Conflict extends Data.TaggedError("Conflict")<{ readonly existing: OrderRecord }> {}
+
+const toOrder = (row: Record<string, unknown>): OrderRecord => ({
+  orderSn: row.order_sn as string,
+  outerOrder: row.outer_order as string,
+  amount: row.amount as string,
+  currency: row.currency as string,
+  status: row.status as Wire.OrderStatus,
+  createdAt: row.created_at as string,
+  updatedAt: row.updated_at as string,
+  appKey: row.app_key as string,
+  expiresAtMs: row.expires_at_ms as number
+})
+
+const toDelivery = (row: Record<string, unknown>): Delivery => ({
+  id: row.id as string,
+  orderSn: row.order_sn as string,
+  appKey: row.app_key as string,
+  eventId: row.event_id as string,
+  eventType: row.event_type as Wire.CallbackEventType,
+  body: row.body as string,
+  status: row.status as DeliveryStatus,
+  attemptCount: row.attempt_count as number,
+  nextAttemptAtMs: (row.next_attempt_at_ms as number | null) ?? null,
+  lastError: (row.last_error as string | null) ?? null,
+  createdAt: row.created_at as string,
+  createdAtMs: row.created_at_ms as number,
+  deliveredAt: (row.delivered_at as string | null) ?? null
+})
+
+const toAttempt = (row: Record<string, unknown>): DeliveryAttempt => ({
+  attempt: row.attempt as number,
+  at: row.at as string,
+  url: (row.url as string | null) ?? null,
+  httpStatus: (row.http_status as number | null) ?? null,
+  error: (row.error as string | null) ?? null,
+  keyVersion: (row.key_version as number | null) ?? null,
+  durationMs: row.duration_ms as number
+})
+
+const toPlatformKey = (row: Record<string, unknown>): PlatformKey => ({
+  version: row.version as number,
+  privateKeyPem: row.private_key_pem as string,
+  publicKeyPem: row.public_key_pem as string,
+  status: row.status as PlatformKey["status"],
+  createdAt: row.created_at as string
+})
+
+/** A callback to record together with an order's move, in the same transaction. */
+export interface DeliveryDraft {
+  readonly id: string
+  readonly eventId: string
+  readonly eventType: Wire.CallbackEventType
+  readonly body: string
+  readonly nowMs: number
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const merchantKeys = (appKey: string) =>
+    sql`SELECT version, status, uploaded_at FROM merchant_keys WHERE app_key = ${appKey} ORDER BY version`.pipe(
+      Effect.map((rows) =>
+        rows.map(
+          (row): MerchantKey => ({
+            version: row.version as number,
+            status: row.status as MerchantKey["status"],
+            uploadedAt: row.uploaded_at as string
+          })
+        )
+      )
+    )
+
+  const getMerchant = (appKey: string): Effect.Effect<Option.Option<Merchant>, SqlError> =>
+    Effect.gen(function* () {
+      const rows = yield* sql`SELECT app_key, notify_url FROM merchants WHERE app_key = ${appKey}`
+      const row = rows[0]
+      if (row === undefined) return Option.none()
+      const keys = yield* merchantKeys(appKey)
+      return Option.some({ appKey, notifyUrl: (row.notify_url as string | null) ?? null, keys })
+    })
+
+  const insertKey = (appKey: string, publicKeyPem: string, nowMs: number) =>
+    Effect.gen(function* () {
+      // The n-th upload is version n (spec 5.2): the next ordinal, inside the same transaction.
+      const [row] =
+        yield* sql`SELECT COALESCE(MAX(version), 0) + 1 AS next FROM merchant_keys WHERE app_key = ${appKey}`
+      const version = row!.next as number
+      yield* sql`INSERT INTO merchant_keys (app_key, version, public_key_pem, status, uploaded_at)
+        VALUES (${appKey}, ${version}, ${publicKeyPem}, 'active', ${iso(nowMs)})`
+      return version
+    })
+
+  const getOrder = (orderSn: string): Effect.Effect<Option.Option<OrderRecord>, SqlError> =>
+    sql`SELECT * FROM orders WHERE order_sn = ${orderSn}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toOrder))
+    )
+
+  const attemptsOf = (deliveryId: string) =>
+    sql`SELECT * FROM delivery_attempts WHERE delivery_id = ${deliveryId} ORDER BY attempt`.pipe(
+      Effect.map((rows) => rows.map(toAttempt))
+    )
+
+  const getDelivery = (id: string): Effect.Effect<Option.Option<DeliveryWithAttempts>, SqlError> =>
+    Effect.gen(function* () {
+      const [row] = yield* sql`SELECT * FROM deliveries WHERE id = ${id}`
+      if (row === undefined) return Option.none()
+      return Option.some({ ...toDelivery(row), attempts: yield* attemptsOf(id) })
+    })
+
+  return {
+    /** Binds a fresh database to the environment, and refuses one that holds another's data. */
+    claimEnvironment: (environment: Environment.Environment) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const [row] = yield* sql`SELECT value FROM meta WHERE key = 'environment'`
+          if (row === undefined) {
+            yield* sql`INSERT INTO meta (key, value) VALUES ('environment', ${environment})`
+          } else if (row.value !== environment) {
+            return yield* new EnvironmentMismatch({ expected: environment, found: String(row.value) })
+          }
+        })
+      ),
+
+    /** Creates a merchant with its first key (version 1). */
+    createMerchant: (input: {
+      readonly appKey: string
+      readonly publicKeyPem: string
+      readonly notifyUrl: string | null
+      readonly nowMs: number
+    }) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`INSERT INTO merchants (app_key, notify_url, created_at)
+            VALUES (${input.appKey}, ${input.notifyUrl}, ${iso(input.nowMs)})`
+          return yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
+        })
+      ),
+
+    /** Makes sure a fixed merchant (the test merchant) exists with this key as version 1. */
+    ensureMerchant: (input: { readonly appKey: string; readonly publicKeyPem: string; readonly nowMs: number }) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const existing = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${input.appKey}`
+          if (existing.length > 0) return
+          yield* sql`INSERT INTO merchants (app_key, notify_url, created_at) VALUES (${input.appKey}, NULL, ${iso(input.nowMs)})`
+          yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
+        })
+      ),
+
+    getMerchant,
+
+    /** Adds a key upload; resolves its version (the ordinal of the upload). */
+    addMerchantKey: (appKey: string, publicKeyPem: string, nowMs: number) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
+          if (merchant.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
+          return yield* insertKey(appKey, publicKeyPem, nowMs)
+        })
+      ),
+
+    disableMerchantKey: (appKey: string, version: number) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`UPDATE merchant_keys SET status = 'disabled'
+          WHERE app_key = ${appKey} AND version = ${version} RETURNING version`
+        if (rows.length === 0) return yield* new NotFound({ what: `key version ${version} of merchant ${appKey}` })
+      }),
+
+    /** The public key PEM and status of one merchant key version. */
+    merchantKey: (appKey: string, version: number) =>
+      sql`SELECT public_key_pem, status FROM merchant_keys WHERE app_key = ${appKey} AND version = ${version}`.pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row) => ({
+            publicKeyPem: row.public_key_pem as string,
+            status: row.status as MerchantKey["status"]
+          }))
+        )
+      ),
+
+    merchantExists: (appKey: string) =>
+      sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`.pipe(Effect.map((rows) => rows.length > 0)),
+
+    setNotifyUrl: (appKey: string, notifyUrl: string) =>
+      Effect.gen(function* () {
+        const rows =
+          yield* sql`UPDATE merchants SET notify_url = ${notifyUrl} WHERE app_key = ${appKey} RETURNING app_key`
+        if (rows.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
+      }),
+
+    notifyUrlOf: (appKey: string) =>
+      sql`SELECT notify_url FROM merchants WHERE app_key = ${appKey}`.pipe(
+        Effect.map((rows) => (rows[0]?.notify_url as string | null | undefined) ?? null)
+      ),
+
+    platformKeys: sql`SELECT * FROM platform_keys ORDER BY version`.pipe(Effect.map((rows) => rows.map(toPlatformKey))),
+
+    /** Publishes a new platform key that signs from now on; the previous current one stays published. */
+    addPlatformKey: (input: {
+      readonly privateKeyPem: string
+      readonly publicKeyPem: string
+      readonly nowMs: number
+    }) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const [row] = yield* sql`SELECT COALESCE(MAX(version), 0) + 1 AS next FROM platform_keys`
+          const version = row!.next as number
+          yield* sql`UPDATE platform_keys SET status = 'published' WHERE status = 'current'`
+          yield* sql`INSERT INTO platform_keys (version, private_key_pem, public_key_pem, status, created_at)
+            VALUES (${version}, ${input.privateKeyPem}, ${input.publicKeyPem}, 'current', ${iso(input.nowMs)})`
+          return toPlatformKey({
+            version,
+            private_key_pem: input.privateKeyPem,
+            public_key_pem: input.publicKeyPem,
+            status: "current",
+            created_at: iso(input.nowMs)
+          })
+        })
+      ),
+
+    /**
+     * Creates an order, or returns the existing one for the same appKey + orderId (idempotency).
+     * Fails with {@link Conflict} when that existing order has another amount or currency.
+     */
+    createOrder: (input: {
+      readonly orderSn: string
+      readonly appKey: string
+      readonly outerOrder: string
+      readonly amount: string
+      readonly currency: string
+      readonly nowMs: number
+      readonly expiresAtMs: number
+    }) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const now = iso(input.nowMs)
+          // The UNIQUE (app_key, outer_order) constraint decides which of concurrent creates wins.
+          const inserted = yield* sql`INSERT INTO orders
+            (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
+            VALUES (${input.orderSn}, ${input.appKey}, ${input.outerOrder}, ${input.amount}, ${input.currency},
+              'CREATED', ${now}, ${now}, ${input.expiresAtMs})
+            ON CONFLICT (app_key, outer_order) DO NOTHING
+            RETURNING *`
+          if (inserted[0] !== undefined) return { order: toOrder(inserted[0]), created: true }
+          const [row] =
+            yield* sql`SELECT * FROM orders WHERE app_key = ${input.appKey} AND outer_order = ${input.outerOrder}`
+          const existing = toOrder(row!)
+          if (existing.amount !== input.amount || existing.currency !== input.currency) {
+            return yield* new Conflict({ existing })
+          }
+          return { order: existing, created: false }
+        })
+      ),
+
+    getOrder,
+
+    /**
+     * Moves a CREATED order to a final state and records its callback delivery in the same
+     * transaction, so no move is ever without its callback and no callback without its move.
+     */
+    moveOrder: (
+      orderSn: string,
+      to: "PAID" | "FAILED" | "EXPIRED",
+      nowMs: number,
+      draft: (order: OrderRecord) => DeliveryDraft
+    ) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const now = iso(nowMs)
+          const [row] = yield* sql`UPDATE orders SET status = ${to}, updated_at = ${now}
+            WHERE order_sn = ${orderSn} AND status = 'CREATED' RETURNING *`
+          if (row === undefined) {
+            const existing = yield* getOrder(orderSn)
+            if (Option.isNone(existing)) return yield* new NotFound({ what: `order ${orderSn}` })
+            return yield* new AlreadyFinal({ status: existing.value.status })
+          }
+          const order = toOrder(row)
+          const delivery = draft(order)
+          yield* sql`INSERT INTO deliveries
+            (id, order_sn, app_key, event_id, event_type, body, status, attempt_count, next_attempt_at_ms, created_at, created_at_ms)
+            VALUES (${delivery.id}, ${orderSn}, ${order.appKey}, ${delivery.eventId}, ${delivery.eventType}, ${delivery.body},
+              'pending', 0, ${delivery.nowMs}, ${now}, ${delivery.nowMs})`
+          return order
+        })
+      ),
+
+    /** Orders still CREATED whose time to live has passed. */
+    dueOrders: (nowMs: number) =>
+      sql`SELECT order_sn FROM orders WHERE status = 'CREATED' AND expires_at_ms <= ${nowMs} ORDER BY expires_at_ms LIMIT 100`.pipe(
+        Effect.map((rows) => rows.map((row) => row.order_sn as string))
+      ),
+
+    /** The earliest time an order will expire, if any is still open. */
+    nextExpiry: sql`SELECT MIN(expires_at_ms) AS at FROM orders WHERE status = 'CREATED'`.pipe(
+      Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
+    ),
+
+    /** Pending deliveries due at `nowMs`. */
+    dueDeliveries: (nowMs: number) =>
+      sql`SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs}
+        ORDER BY next_attempt_at_ms LIMIT 50`.pipe(Effect.map((rows) => rows.map(toDelivery))),
+
+    nextDeliveryAt: sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending'`.pipe(
+      Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
+    ),
+
+    /** Records one attempt and the delivery's next state, atomically. */
+    recordAttempt: (
+      delivery: Delivery,
+      attempt: Omit<DeliveryAttempt, "attempt">,
+      next:
+        | { readonly status: "delivered" }
+        | { readonly status: "pending"; readonly nextAttemptAtMs: number }
+        | { readonly status: "failed" }
+    ) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const number = delivery.attemptCount + 1
+          yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
+            VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
+              ${attempt.keyVersion}, ${attempt.durationMs})`
+          const nextAt = next.status === "pending" ? next.nextAttemptAtMs : null
+          const deliveredAt = next.status === "delivered" ? attempt.at : null
+          yield* sql`UPDATE deliveries SET status = ${next.status}, attempt_count = ${number},
+            next_attempt_at_ms = ${nextAt}, last_error = ${attempt.error}, delivered_at = ${deliveredAt}
+            WHERE id = ${delivery.id}`
+        })
+      ),
+
+    deliveriesOf: (orderSn: string | undefined) =>
+      Effect.gen(function* () {
+        const rows =
+          orderSn === undefined
+            ? yield* sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT 200`
+            : yield* sql`SELECT * FROM deliveries WHERE order_sn = ${orderSn} ORDER BY created_at_ms, id`
+        return yield* Effect.forEach(rows, (row) =>
+          Effect.map(attemptsOf(row.id as string), (attempts) => ({ ...toDelivery(row), attempts }))
+        )
+      }),
+
+    getDelivery,
+
+    /** Queues a delivery again, now, whatever its state (the developer menu's resend). */
+    resend: (id: string, nowMs: number) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`UPDATE deliveries SET status = 'pending', next_attempt_at_ms = ${nowMs}
+          WHERE id = ${id} RETURNING id`
+        if (rows.length === 0) return yield* new NotFound({ what: `delivery ${id}` })
+        return (yield* getDelivery(id)).pipe(Option.getOrThrow)
+      })
+  }
+})
+
+export class Store extends Context.Tag("mock-server/Store")<Store, Effect.Effect.Success<typeof make>>() {
+  /** Runs the migrations, then offers the store. Needs a `SqlClient`. */
+  static readonly layer = Layer.effect(
+    Store,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // WAL (the client's default) with synchronous=NORMAL: a commit is not fsynced, yet a killed
+      // process loses nothing (only a power cut can drop the last commits), and creates stay fast.
+      yield* sql`PRAGMA synchronous = NORMAL`
+      yield* sql`PRAGMA foreign_keys = ON`
+      yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+      return yield* make
+    })
+  )
+}

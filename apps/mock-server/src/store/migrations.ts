@@ -1,0 +1,72 @@
+// The mock's schema, as ordered migrations. Never edit a shipped migration: add the next one.
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "0001_initial": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`
+    yield* sql`CREATE TABLE merchants (
+      app_key TEXT PRIMARY KEY,
+      notify_url TEXT,
+      created_at TEXT NOT NULL
+    )`
+    yield* sql`CREATE TABLE merchant_keys (
+      app_key TEXT NOT NULL REFERENCES merchants(app_key),
+      version INTEGER NOT NULL CHECK (version >= 1),
+      public_key_pem TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('active', 'disabled')),
+      uploaded_at TEXT NOT NULL,
+      PRIMARY KEY (app_key, version)
+    )`
+    yield* sql`CREATE TABLE platform_keys (
+      version INTEGER PRIMARY KEY CHECK (version >= 1),
+      private_key_pem TEXT NOT NULL,
+      public_key_pem TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('current', 'published', 'retired')),
+      created_at TEXT NOT NULL
+    )`
+    yield* sql`CREATE UNIQUE INDEX platform_keys_one_current ON platform_keys(status) WHERE status = 'current'`
+    yield* sql`CREATE TABLE orders (
+      order_sn TEXT PRIMARY KEY,
+      app_key TEXT NOT NULL REFERENCES merchants(app_key),
+      outer_order TEXT NOT NULL,
+      amount TEXT NOT NULL,
+      currency TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('CREATED', 'PAID', 'FAILED', 'EXPIRED')),
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      expires_at_ms INTEGER NOT NULL,
+      UNIQUE (app_key, outer_order)
+    )`
+    yield* sql`CREATE INDEX orders_due ON orders(expires_at_ms) WHERE status = 'CREATED'`
+    yield* sql`CREATE TABLE deliveries (
+      id TEXT PRIMARY KEY,
+      order_sn TEXT NOT NULL REFERENCES orders(order_sn),
+      app_key TEXT NOT NULL,
+      event_id TEXT NOT NULL UNIQUE,
+      event_type TEXT NOT NULL,
+      body TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+      attempt_count INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at_ms INTEGER,
+      last_error TEXT,
+      created_at TEXT NOT NULL,
+      created_at_ms INTEGER NOT NULL,
+      delivered_at TEXT
+    )`
+    yield* sql`CREATE INDEX deliveries_pending ON deliveries(next_attempt_at_ms) WHERE status = 'pending'`
+    yield* sql`CREATE INDEX deliveries_order ON deliveries(order_sn)`
+    yield* sql`CREATE TABLE delivery_attempts (
+      delivery_id TEXT NOT NULL REFERENCES deliveries(id),
+      attempt INTEGER NOT NULL,
+      at TEXT NOT NULL,
+      url TEXT,
+      http_status INTEGER,
+      error TEXT,
+      key_version INTEGER,
+      duration_ms INTEGER NOT NULL,
+      PRIMARY KEY (delivery_id, attempt)
+    )`
+  })
+}

@@ -192,6 +192,44 @@ export const make = Effect.gen(function* () {
       return Option.some({ ...toDelivery(row), attempts: yield* attemptsOf(id) })
     })
 
+  // What authentication reads on every request (does the merchant exist, which key versions, which
+  // are disabled), cached per appKey. This store is the only writer, and every write below that
+  // touches a merchant forgets its entry, so the cache is never stale.
+  type AuthKeys = ReadonlyMap<number, { readonly publicKeyPem: string; readonly status: MerchantKey["status"] }>
+  const authCache = new Map<string, AuthKeys | null>()
+  let writes = 0
+
+  const authOf = (appKey: string): Effect.Effect<AuthKeys | null, SqlError> => {
+    const cached = authCache.get(appKey)
+    if (cached !== undefined) return Effect.succeed(cached)
+    return Effect.gen(function* () {
+      // A write that lands while this load runs bumps the generation: then the load is not cached.
+      const generation = writes
+      const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
+      const keys: AuthKeys | null =
+        merchant.length === 0
+          ? null
+          : new Map(
+              (yield* sql`SELECT version, public_key_pem, status FROM merchant_keys WHERE app_key = ${appKey}`).map(
+                (row) =>
+                  [
+                    row.version as number,
+                    { publicKeyPem: row.public_key_pem as string, status: row.status as MerchantKey["status"] }
+                  ] as const
+              )
+            )
+      if (generation === writes) authCache.set(appKey, keys)
+      return keys
+    })
+  }
+  const forget = (appKey: string) =>
+    Effect.ensuring(
+      Effect.sync(() => {
+        writes++
+        authCache.delete(appKey)
+      })
+    )
+
   return {
     /** Binds a fresh database to the environment, and refuses one that holds another's data. */
     claimEnvironment: (environment: Environment.Environment) =>
@@ -213,57 +251,55 @@ export const make = Effect.gen(function* () {
       readonly notifyUrl: string | null
       readonly nowMs: number
     }) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          yield* sql`INSERT INTO merchants (app_key, notify_url, created_at)
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO merchants (app_key, notify_url, created_at)
             VALUES (${input.appKey}, ${input.notifyUrl}, ${iso(input.nowMs)})`
-          return yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
-        })
-      ),
+            return yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
+          })
+        )
+        .pipe(forget(input.appKey)),
 
     /** Makes sure a fixed merchant (the test merchant) exists with this key as version 1. */
     ensureMerchant: (input: { readonly appKey: string; readonly publicKeyPem: string; readonly nowMs: number }) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const existing = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${input.appKey}`
-          if (existing.length > 0) return
-          yield* sql`INSERT INTO merchants (app_key, notify_url, created_at) VALUES (${input.appKey}, NULL, ${iso(input.nowMs)})`
-          yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
-        })
-      ),
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const existing = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${input.appKey}`
+            if (existing.length > 0) return
+            yield* sql`INSERT INTO merchants (app_key, notify_url, created_at) VALUES (${input.appKey}, NULL, ${iso(input.nowMs)})`
+            yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
+          })
+        )
+        .pipe(forget(input.appKey)),
 
     getMerchant,
 
     /** Adds a key upload; resolves its version (the ordinal of the upload). */
     addMerchantKey: (appKey: string, publicKeyPem: string, nowMs: number) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
-          if (merchant.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
-          return yield* insertKey(appKey, publicKeyPem, nowMs)
-        })
-      ),
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
+            if (merchant.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
+            return yield* insertKey(appKey, publicKeyPem, nowMs)
+          })
+        )
+        .pipe(forget(appKey)),
 
     disableMerchantKey: (appKey: string, version: number) =>
       Effect.gen(function* () {
         const rows = yield* sql`UPDATE merchant_keys SET status = 'disabled'
           WHERE app_key = ${appKey} AND version = ${version} RETURNING version`
         if (rows.length === 0) return yield* new NotFound({ what: `key version ${version} of merchant ${appKey}` })
-      }),
+      }).pipe(forget(appKey)),
 
-    /** The public key PEM and status of one merchant key version. */
+    /** The public key PEM and status of one merchant key version (cached; see `authOf`). */
     merchantKey: (appKey: string, version: number) =>
-      sql`SELECT public_key_pem, status FROM merchant_keys WHERE app_key = ${appKey} AND version = ${version}`.pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row) => ({
-            publicKeyPem: row.public_key_pem as string,
-            status: row.status as MerchantKey["status"]
-          }))
-        )
-      ),
+      Effect.map(authOf(appKey), (keys) => Option.fromNullable(keys?.get(version))),
 
-    merchantExists: (appKey: string) =>
-      sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`.pipe(Effect.map((rows) => rows.length > 0)),
+    merchantExists: (appKey: string) => Effect.map(authOf(appKey), (keys) => keys !== null),
 
     setNotifyUrl: (appKey: string, notifyUrl: string) =>
       Effect.gen(function* () {
@@ -315,26 +351,25 @@ export const make = Effect.gen(function* () {
       readonly nowMs: number
       readonly expiresAtMs: number
     }) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const now = iso(input.nowMs)
-          // The UNIQUE (app_key, outer_order) constraint decides which of concurrent creates wins.
-          const inserted = yield* sql`INSERT INTO orders
+      // One statement, so no transaction: the UNIQUE (app_key, outer_order) constraint alone decides
+      // which of concurrent creates wins, and the losers read the winner's committed row.
+      Effect.gen(function* () {
+        const now = iso(input.nowMs)
+        const inserted = yield* sql`INSERT INTO orders
             (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
             VALUES (${input.orderSn}, ${input.appKey}, ${input.outerOrder}, ${input.amount}, ${input.currency},
               'CREATED', ${now}, ${now}, ${input.expiresAtMs})
             ON CONFLICT (app_key, outer_order) DO NOTHING
             RETURNING *`
-          if (inserted[0] !== undefined) return { order: toOrder(inserted[0]), created: true }
-          const [row] =
-            yield* sql`SELECT * FROM orders WHERE app_key = ${input.appKey} AND outer_order = ${input.outerOrder}`
-          const existing = toOrder(row!)
-          if (existing.amount !== input.amount || existing.currency !== input.currency) {
-            return yield* new Conflict({ existing })
-          }
-          return { order: existing, created: false }
-        })
-      ),
+        if (inserted[0] !== undefined) return { order: toOrder(inserted[0]), created: true }
+        const [row] =
+          yield* sql`SELECT * FROM orders WHERE app_key = ${input.appKey} AND outer_order = ${input.outerOrder}`
+        const existing = toOrder(row!)
+        if (existing.amount !== input.amount || existing.currency !== input.currency) {
+          return yield* new Conflict({ existing })
+        }
+        return { order: existing, created: false }
+      }),
 
     getOrder,
 

@@ -51,3 +51,43 @@ describe("cross-adapter: what one signs, the other verifies", () => {
     }
   }
 })
+
+describe("cross-adapter: the same signature texts are accepted", () => {
+  it("node's native Base64 path and web's core decoder agree on any edit of a valid signature", async () => {
+    const v = vectors.requests[0]!
+    const key = keyOf(v.key)
+    const node = await NodeCrypto.importPublicKey(key.publicSpkiPem)
+    const web = await WebCrypto.importPublicKey(key.publicSpkiPem)
+    const alphabet = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_% \n"]
+    const edit = fc.record({
+      at: fc.nat({ max: v.signature.length }),
+      remove: fc.nat({ max: 3 }),
+      insert: fc.array(fc.constantFrom(...alphabet), { maxLength: 3 })
+    })
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 3 }), async (edits) => {
+        let text = v.signature
+        for (const e of edits) text = text.slice(0, e.at) + e.insert.join("") + text.slice(e.at + e.remove)
+        const [a, b] = await Promise.all([node.verify(v.stringToSign, text), web.verify(v.stringToSign, text)])
+        expect(a).toBe(b)
+        expect(a).toBe(text === v.signature)
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("a second spelling of the same bytes (non-zero bits before the padding) is refused by both", async () => {
+    // A 2048-bit signature is 256 bytes: Base64 ends in one data character plus "==".
+    const v = vectors.requests[0]!
+    const node = await NodeCrypto.importPublicKey(keyOf(v.key).publicSpkiPem)
+    const web = await WebCrypto.importPublicKey(keyOf(v.key).publicSpkiPem)
+    expect(v.signature.endsWith("==")).toBe(true)
+    const last = v.signature.at(-3)!
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    const sibling = alphabet[alphabet.indexOf(last) + 1]!
+    const respelled = v.signature.slice(0, -3) + sibling + "=="
+    expect(await node.verify(v.stringToSign, respelled)).toBe(false)
+    expect(await web.verify(v.stringToSign, respelled)).toBe(false)
+    expect(await node.verify(v.stringToSign, v.signature)).toBe(true)
+  })
+})

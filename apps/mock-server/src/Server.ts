@@ -5,9 +5,12 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Headers } from "@pc/core"
 import { Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { mkdirSync } from "node:fs"
-import { createServer } from "node:http"
+import { randomUUID } from "node:crypto"
+import { createServer, type Server } from "node:http"
+import type { Duplex } from "node:stream"
 import { dirname } from "node:path"
 import { MerchantAuth } from "./auth/MerchantAuth.js"
 import { Dispatcher } from "./callbacks/Dispatcher.js"
@@ -40,8 +43,31 @@ const storeLayer = (config: MockConfigShape) => {
   return Layer.provideMerge(bootstrap, Store.layer).pipe(Layer.provide(SqliteClient.layer({ filename: config.db })))
 }
 
+/**
+ * Requests that Node refuses before any handler runs (a malformed request line or header, a header
+ * section over Node's limit) still get an envelope with a request id, not Node's bare answer.
+ */
+const withEnvelopeForClientErrors = (server: Server): Server =>
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy()
+    const tooLarge = error.code === "HPE_HEADER_OVERFLOW"
+    const [status, reason, code, msg] = tooLarge
+      ? [
+          431,
+          "Request Header Fields Too Large",
+          "payloadTooLarge",
+          "request headers are larger than the server accepts"
+        ]
+      : [400, "Bad Request", "paramError", `malformed HTTP request (${error.code ?? "parse error"})`]
+    const body = JSON.stringify({ code, msg, data: null })
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `${Headers.REQUEST_ID.toLowerCase()}: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`
+    )
+  })
+
 const serverLayer = (config: MockConfigShape) => {
-  const http = NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 5_000 }), {
+  const http = NodeHttpServer.layer(() => withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 })), {
     host: config.host,
     port: config.port
   })

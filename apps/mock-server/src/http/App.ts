@@ -12,6 +12,19 @@ import { makeResolver, methodNotAllowed, notFoundRoute, type Route } from "./Rou
 
 const REQUEST_ID_HEADER = Headers.REQUEST_ID.toLowerCase()
 
+/** The path of a request target: origin form (`/a?b`) or absolute form (`http://host/a?b`, RFC 9112 3.2.2). */
+const pathOf = (target: string): string => {
+  if (!target.startsWith("/")) {
+    try {
+      return new URL(target).pathname
+    } catch {
+      return target
+    }
+  }
+  const queryAt = target.indexOf("?")
+  return queryAt === -1 ? target : target.slice(0, queryAt)
+}
+
 const internalError = (requestId: string) =>
   envelope("internalError", `internal error; quote request id ${requestId} when reporting it`, null)
 
@@ -21,8 +34,7 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>) => {
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const started = yield* Clock.currentTimeMillis
-      const queryAt = request.url.indexOf("?")
-      const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt)
+      const path = pathOf(request.url)
       const resolution = resolve(request.method, path)
       const handled =
         resolution._tag === "Found"

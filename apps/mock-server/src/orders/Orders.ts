@@ -4,7 +4,7 @@
  */
 import { Money, Wire } from "@pc/core"
 import { Clock, Context, Effect, Either, Layer, ParseResult, Ref, Schema } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
 import { Store } from "../store/Store.js"
@@ -40,8 +40,8 @@ export const callbackBody = (eventId: string, order: Wire.Order): string =>
 
 const orderSnFor = (nowMs: number): string => {
   const day = new Date(nowMs).toISOString().slice(0, 10).replaceAll("-", "")
-  // 12 random digits after the date; the primary key refuses the (astronomically rare) repeat.
-  const random = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b % 10).join("")
+  // 12 uniformly random digits after the date; the store draws again on the (astronomically rare) repeat.
+  const random = String(randomInt(0, 1_000_000_000_000)).padStart(12, "0")
   return `PC${day}${random}`
 }
 
@@ -58,7 +58,7 @@ export const make = Effect.gen(function* () {
       if (!amount.ok) return yield* paramError(`amount: ${amount.error.message}`)
       const result = yield* store
         .createOrder({
-          orderSn: orderSnFor(nowMs),
+          orderSn: () => orderSnFor(nowMs),
           appKey,
           outerOrder: request.orderId,
           amount: amount.amount,

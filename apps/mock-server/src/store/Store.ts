@@ -343,7 +343,8 @@ export const make = Effect.gen(function* () {
      * Fails with {@link Conflict} when that existing order has another amount or currency.
      */
     createOrder: (input: {
-      readonly orderSn: string
+      /** Makes a fresh orderSn; called again in the (astronomically rare) case of a repeat. */
+      readonly orderSn: () => string
       readonly appKey: string
       readonly outerOrder: string
       readonly amount: string
@@ -351,24 +352,28 @@ export const make = Effect.gen(function* () {
       readonly nowMs: number
       readonly expiresAtMs: number
     }) =>
-      // One statement, so no transaction: the UNIQUE (app_key, outer_order) constraint alone decides
-      // which of concurrent creates wins, and the losers read the winner's committed row.
+      // One statement per try, so no transaction: the UNIQUE (app_key, outer_order) constraint alone
+      // decides which of concurrent creates wins, and the losers read the winner's committed row.
       Effect.gen(function* () {
         const now = iso(input.nowMs)
-        const inserted = yield* sql`INSERT INTO orders
+        for (let attempt = 0; ; attempt++) {
+          const inserted = yield* sql`INSERT INTO orders
             (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
-            VALUES (${input.orderSn}, ${input.appKey}, ${input.outerOrder}, ${input.amount}, ${input.currency},
+            VALUES (${input.orderSn()}, ${input.appKey}, ${input.outerOrder}, ${input.amount}, ${input.currency},
               'CREATED', ${now}, ${now}, ${input.expiresAtMs})
-            ON CONFLICT (app_key, outer_order) DO NOTHING
+            ON CONFLICT DO NOTHING
             RETURNING *`
-        if (inserted[0] !== undefined) return { order: toOrder(inserted[0]), created: true }
-        const [row] =
-          yield* sql`SELECT * FROM orders WHERE app_key = ${input.appKey} AND outer_order = ${input.outerOrder}`
-        const existing = toOrder(row!)
-        if (existing.amount !== input.amount || existing.currency !== input.currency) {
-          return yield* new Conflict({ existing })
+          if (inserted[0] !== undefined) return { order: toOrder(inserted[0]), created: true }
+          const [row] =
+            yield* sql`SELECT * FROM orders WHERE app_key = ${input.appKey} AND outer_order = ${input.outerOrder}`
+          // No order with this orderId: the conflict was a repeated orderSn, so draw another.
+          if (row === undefined && attempt < 5) continue
+          const existing = toOrder(row!)
+          if (existing.amount !== input.amount || existing.currency !== input.currency) {
+            return yield* new Conflict({ existing })
+          }
+          return { order: existing, created: false }
         }
-        return { order: existing, created: false }
       }),
 
     getOrder,

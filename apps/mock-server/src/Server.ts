@@ -6,7 +6,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Headers } from "@pc/core"
-import { Clock, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { Cause, Clock, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { mkdirSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
@@ -102,6 +102,20 @@ const serverLayer = (config: MockConfigShape) => {
   return app.pipe(Layer.provideMerge(services), Layer.provideMerge(http))
 }
 
+/** Why a start failed, from the innermost meaningful messages of the error's causes. */
+const startFailure = (error: unknown, config: MockConfigShape): string => {
+  const messages: Array<string> = []
+  let listen = false
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    listen ||= current.name.includes("ServeError") || (current as NodeJS.ErrnoException).syscall === "listen"
+    const message = current.message.trim()
+    if (message !== "" && message !== "An error has occurred" && !messages.includes(message)) messages.push(message)
+    current = current.cause
+  }
+  const reason = messages.join(": ") || String(error)
+  return listen ? `cannot listen on ${config.host}:${config.port}: ${reason}` : reason
+}
+
 /** The running mock's facts, printed when it is ready. */
 export interface Started {
   readonly url: string
@@ -123,7 +137,15 @@ export const start = async (
 ): Promise<Started & { readonly close: () => Promise<void> }> => {
   const logging = Layer.mergeAll(Logger.logFmt, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
   const runtime = ManagedRuntime.make(Layer.provideMerge(layer(config), logging))
-  const url = await runtime.runPromise(PublicUrl)
+  const exit = await runtime.runPromiseExit(PublicUrl)
+  if (Exit.isFailure(exit)) {
+    // Release what was built (the database, a bound socket) and say why in words: a failed
+    // listen is a ServeError whose own message is only "An error has occurred".
+    await runtime.dispose().catch(() => undefined)
+    const error = Cause.squash(exit.cause)
+    throw new Error(startFailure(error, config), { cause: error })
+  }
+  const url = exit.value
   return {
     url,
     environment: config.environment,

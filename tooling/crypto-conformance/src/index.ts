@@ -5,7 +5,15 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { keyOf, pemBody, vectors } from "./vectors.js"
 
-export { keyOf, pemBody, vectors } from "./vectors.js"
+export {
+  type CallbackVector,
+  keyOf,
+  type NegativeVector,
+  pemBody,
+  type RequestVector,
+  type VectorKey,
+  vectors
+} from "./vectors.js"
 
 const expectKeyImportError = async (promise: Promise<unknown>, reason: Crypto.KeyImportErrorReason) => {
   const error = await promise.then(

@@ -13,10 +13,13 @@ import { type Delivery, Store } from "../store/Store.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 
 const EXCERPT = 200
+const LEASE_MARGIN_MS = 1000
 
 /** The delay before attempt `n + 1` after `n` failed attempts: doubling from `baseMs`, +-25% jitter. */
 export const backoffDelay = (baseMs: number, failedAttempts: number, random: number): number =>
   Math.round(baseMs * 2 ** Math.max(0, failedAttempts - 1) * (0.75 + random * 0.5))
+
+const NO_NOTIFY_URL = "merchant has no notifyUrl yet; retried with backoff, and at once when it is set"
 
 export const make = Effect.gen(function* () {
   const config = yield* MockConfig
@@ -25,6 +28,14 @@ export const make = Effect.gen(function* () {
   const orders = yield* Orders
   const inFlight = new Set<string>()
   const fibers = yield* FiberSet.make()
+
+  /** After a failed attempt: the next one after the backoff, or failed once the deliveries' time is up. */
+  const nextAfterFailure = (delivery: Delivery, nowMs: number, random: number) => {
+    const nextAttemptAtMs = nowMs + backoffDelay(config.callbackBackoffMs, delivery.attemptCount + 1, random)
+    return nextAttemptAtMs > delivery.createdAtMs + config.callbackMaxAgeMs
+      ? ({ status: "failed" } as const)
+      : ({ status: "pending", nextAttemptAtMs } as const)
+  }
 
   const post = (url: string, headers: Record<string, string>, body: string) =>
     Effect.tryPromise({
@@ -52,17 +63,12 @@ export const make = Effect.gen(function* () {
       const at = new Date(startedMs).toISOString()
       const url = yield* store.notifyUrlOf(delivery.appKey)
       if (url === null) {
+        // Nothing to send yet: a failed attempt like any other, retried with the same backoff, and
+        // made due at once when the merchant sets its notify URL (see Store.setNotifyUrl).
         yield* store.recordAttempt(
           delivery,
-          {
-            at,
-            url: null,
-            httpStatus: null,
-            error: "merchant has no notifyUrl; set it, then resend",
-            keyVersion: null,
-            durationMs: 0
-          },
-          { status: "failed" }
+          { at, url: null, httpStatus: null, error: NO_NOTIFY_URL, keyVersion: null, durationMs: 0 },
+          nextAfterFailure(delivery, startedMs, yield* Random.next)
         )
         return
       }
@@ -94,12 +100,9 @@ export const make = Effect.gen(function* () {
           ? result.left
           : `merchant answered HTTP ${httpStatus}${result.right.excerpt ? `: ${result.right.excerpt}` : ""}`
       const failed = delivery.attemptCount + 1
-      const nextAttemptAtMs = endedMs + backoffDelay(config.callbackBackoffMs, failed, yield* Random.next)
       const next = delivered
         ? ({ status: "delivered" } as const)
-        : nextAttemptAtMs > delivery.createdAtMs + config.callbackMaxAgeMs
-          ? ({ status: "failed" } as const)
-          : ({ status: "pending", nextAttemptAtMs } as const)
+        : nextAfterFailure(delivery, endedMs, yield* Random.next)
       yield* store.recordAttempt(delivery, { at, url, httpStatus, error, keyVersion: key.version, durationMs }, next)
       yield* Effect.logInfo(delivered ? "callback delivered" : "callback attempt failed").pipe(
         Effect.annotateLogs({
@@ -121,9 +124,14 @@ export const make = Effect.gen(function* () {
     for (const orderSn of yield* store.dueOrders(nowMs)) {
       yield* orders.move(orderSn, "EXPIRED").pipe(Effect.catchTag("ApiError", () => Effect.void))
     }
+    let started = 0
     for (const delivery of yield* store.dueDeliveries(nowMs)) {
       if (inFlight.has(delivery.id)) continue
       inFlight.add(delivery.id)
+      started++
+      // Lease the row for the attempt's length: while it runs the row is not due (so this loop does
+      // not spin), and if the process dies mid-attempt the row is due again once the lease ends.
+      yield* store.lease(delivery.id, nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS)
       yield* FiberSet.run(
         fibers,
         attempt(delivery).pipe(
@@ -133,19 +141,24 @@ export const make = Effect.gen(function* () {
         )
       )
     }
-    const next = Math.min(
+    const soonest = Math.min(
       (yield* store.nextDeliveryAt) ?? Number.POSITIVE_INFINITY,
       (yield* store.nextExpiry) ?? Number.POSITIVE_INFINITY
     )
+    // Due now yet nothing started means only in-flight rows are due (a resend during an attempt):
+    // wait for an attempt to end (it wakes us) rather than spin.
+    const next = soonest <= nowMs && started === 0 ? nowMs + 1000 : soonest
     // Sleep until the next thing is due (at most a second), or until something new is queued.
     const waitMs = Math.max(5, Math.min(1000, next - (yield* Clock.currentTimeMillis)))
     yield* Effect.race(wake.take, Effect.sleep(Duration.millis(waitMs)))
   }).pipe(Effect.catchAllCause((cause) => Effect.logError("dispatcher tick failed", cause)))
 
   yield* Effect.forkScoped(Effect.forever(tick))
-  yield* orders.onMove(wake.offer(undefined))
+  yield* orders.onChange(wake.offer(undefined))
 
   return {
+    /** Wakes the loop: something may be due now. */
+    wake: wake.offer(undefined),
     /** Queues a delivery again now (the developer menu's resend). */
     resend: (id: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) => store.resend(id, nowMs)).pipe(

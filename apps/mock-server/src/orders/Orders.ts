@@ -7,7 +7,7 @@ import { Clock, Context, Effect, Either, Layer, ParseResult, Ref, Schema } from 
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
-import { Store } from "../store/Store.js"
+import { type OrderRecord, Store } from "../store/Store.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
 export class PublicUrl extends Context.Tag("mock-server/PublicUrl")<PublicUrl, string>() {}
@@ -24,18 +24,23 @@ export const validate = (body: Record<string, unknown>): Either.Either<Wire.Crea
     return paramError(`${field}: ${issue?.message ?? "invalid"}`)
   })
 
+/** An order as the outside sees it (the developer menu, callbacks): without the store's own fields. */
+export const publicOrder = (order: OrderRecord): Wire.Order => ({
+  orderSn: order.orderSn,
+  outerOrder: order.outerOrder,
+  amount: order.amount,
+  currency: order.currency,
+  status: order.status,
+  createdAt: order.createdAt,
+  updatedAt: order.updatedAt
+})
+
 /** Builds the callback body: compact JSON, fields in the contract's order. */
-export const callbackBody = (eventId: string, order: Wire.Order): string =>
+export const callbackBody = (eventId: string, order: OrderRecord): string =>
   JSON.stringify({
     eventId,
     eventType: EVENT_TYPE[order.status as keyof typeof EVENT_TYPE],
-    orderSn: order.orderSn,
-    outerOrder: order.outerOrder,
-    amount: order.amount,
-    currency: order.currency,
-    status: order.status,
-    createdAt: order.createdAt,
-    updatedAt: order.updatedAt
+    ...publicOrder(order)
   })
 
 const orderSnFor = (nowMs: number): string => {
@@ -50,6 +55,8 @@ export const make = Effect.gen(function* () {
   const store = yield* Store
   const publicUrl = yield* PublicUrl
   const listeners = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
+
+  const changed = Effect.flatMap(Ref.get(listeners), (all) => Effect.all(all, { discard: true }))
 
   const create = (appKey: string, request: Wire.CreateOrderRequest) =>
     Effect.gen(function* () {
@@ -77,6 +84,8 @@ export const make = Effect.gen(function* () {
           )
         )
       const order = result.order
+      // A new order has a time to live: the dispatcher's expiry schedule must hear of it.
+      if (result.created) yield* changed
       return {
         created: result.created,
         result: {
@@ -108,15 +117,15 @@ export const make = Effect.gen(function* () {
               Effect.fail(paramError(`order ${orderSn} is already ${e.status}; final states do not move`))
           })
         )
-      for (const listener of yield* Ref.get(listeners)) yield* listener
+      yield* changed
       return order
     })
 
   return {
     create,
     move,
-    /** Runs `listener` after every committed move (the dispatcher wakes up on it). */
-    onMove: (listener: Effect.Effect<void>) => Ref.update(listeners, (all) => [...all, listener])
+    /** Runs `listener` after every committed create and move (the dispatcher wakes up on it). */
+    onChange: (listener: Effect.Effect<void>) => Ref.update(listeners, (all) => [...all, listener])
   }
 })
 

@@ -13,8 +13,8 @@ import { MockConfig } from "../Config.js"
 import { jsonObjectBody } from "../http/Body.js"
 import { notFound, ok, paramError } from "../http/Envelope.js"
 import { route } from "../http/Router.js"
-import { Orders } from "../orders/Orders.js"
-import type { DeliveryWithAttempts, OrderRecord } from "../store/Store.js"
+import { Orders, publicOrder } from "../orders/Orders.js"
+import type { DeliveryWithAttempts } from "../store/Store.js"
 import { Store } from "../store/Store.js"
 
 const KeyUpload = Schema.Struct({ publicKeyPem: Schema.String })
@@ -54,17 +54,6 @@ const positiveVersion = (text: string | undefined) =>
   text !== undefined && /^[1-9][0-9]{0,8}$/.test(text)
     ? Effect.succeed(Number(text))
     : Effect.fail(paramError(`version: ${JSON.stringify(text)} is not a key version (1, 2, 3, ...)`))
-
-/** An order as the menu shows it. */
-export const publicOrder = (order: OrderRecord) => ({
-  orderSn: order.orderSn,
-  outerOrder: order.outerOrder,
-  amount: order.amount,
-  currency: order.currency,
-  status: order.status,
-  createdAt: order.createdAt,
-  updatedAt: order.updatedAt
-})
 
 const publicDelivery = (delivery: DeliveryWithAttempts) => ({
   id: delivery.id,
@@ -172,7 +161,7 @@ export const devRoutes = Effect.gen(function* () {
       method: "PUT",
       path: "/dev/merchants/:appKey/notify-url",
       tag: "Developer menu",
-      summary: "Set where callbacks are sent",
+      summary: "Set where callbacks are sent; deliveries still waiting are attempted at once",
       body: NotifyUrlUpdate,
       answer: { kind: "envelope" },
       handle: ({ appKey }) =>
@@ -180,8 +169,9 @@ export const devRoutes = Effect.gen(function* () {
           const input = yield* body
           const notifyUrl = yield* checkNotifyUrl(input.notifyUrl)
           yield* (yield* Store)
-            .setNotifyUrl(appKey!, notifyUrl)
+            .setNotifyUrl(appKey!, notifyUrl, yield* Clock.currentTimeMillis)
             .pipe(Effect.catchTag("NotFound", () => Effect.fail(notFound(`no merchant ${appKey}`))))
+          yield* (yield* Dispatcher).wake
           return ok({ appKey, notifyUrl })
         })
     }),

@@ -301,12 +301,17 @@ export const make = Effect.gen(function* () {
 
     merchantExists: (appKey: string) => Effect.map(authOf(appKey), (keys) => keys !== null),
 
-    setNotifyUrl: (appKey: string, notifyUrl: string) =>
-      Effect.gen(function* () {
-        const rows =
-          yield* sql`UPDATE merchants SET notify_url = ${notifyUrl} WHERE app_key = ${appKey} RETURNING app_key`
-        if (rows.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
-      }),
+    /** Sets the notify URL and makes the merchant's waiting deliveries due now, in one transaction. */
+    setNotifyUrl: (appKey: string, notifyUrl: string, nowMs: number) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const rows =
+            yield* sql`UPDATE merchants SET notify_url = ${notifyUrl} WHERE app_key = ${appKey} RETURNING app_key`
+          if (rows.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
+          yield* sql`UPDATE deliveries SET next_attempt_at_ms = ${nowMs}
+            WHERE app_key = ${appKey} AND status = 'pending' AND next_attempt_at_ms > ${nowMs}`
+        })
+      ),
 
     notifyUrlOf: (appKey: string) =>
       sql`SELECT notify_url FROM merchants WHERE app_key = ${appKey}`.pipe(
@@ -427,6 +432,12 @@ export const make = Effect.gen(function* () {
     nextDeliveryAt: sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending'`.pipe(
       Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
     ),
+
+    /** Marks a pending delivery as being attempted until `untilMs` (see the dispatcher's lease). */
+    lease: (id: string, untilMs: number) =>
+      sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs} WHERE id = ${id} AND status = 'pending'`.pipe(
+        Effect.asVoid
+      ),
 
     /** Records one attempt and the delivery's next state, atomically. */
     recordAttempt: (

@@ -34,13 +34,19 @@ export const createOrder = async (
   baseUrl: string,
   body: string,
   options: SignedRequestOptions = {}
-): Promise<{ readonly status: number; readonly headers: globalThis.Headers; readonly json: Wire.Envelope<unknown> }> => {
+): Promise<{
+  readonly status: number
+  readonly headers: globalThis.Headers
+  readonly json: Wire.Envelope<unknown>
+}> => {
   const appKey = options.appKey ?? TEST_MERCHANT_APP_KEY
   const timestamp = String(options.timestamp ?? Date.now())
   const signer = options.signer ?? (await testMerchantSigner())
   const signature =
     options.signature === undefined
-      ? await signer.sign(Canonical.requestStringToSign({ method: "POST", path: Wire.CREATE_ORDER_PATH, appKey, timestamp, body }))
+      ? await signer.sign(
+          Canonical.requestStringToSign({ method: "POST", path: Wire.CREATE_ORDER_PATH, appKey, timestamp, body })
+        )
       : options.signature
   const headers: Record<string, string> = {
     [Headers.RequestHeaders.appKey]: appKey,

@@ -115,7 +115,8 @@ export const waitUntil = async <T>(
   for (;;) {
     const value = await probe()
     if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what ?? "a condition"}`)
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what ?? "a condition"}`)
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 10))
   }
 }
@@ -182,7 +183,11 @@ export const verifyCallback = async (
 }
 
 /** Verifies and throws on failure: the decoded event with its key version and timestamp. */
-export const verifiedEvent = async (request: ReceivedRequest, appKey: string, keys: ReadonlyMap<number, Crypto.Verifier>) => {
+export const verifiedEvent = async (
+  request: ReceivedRequest,
+  appKey: string,
+  keys: ReadonlyMap<number, Crypto.Verifier>
+) => {
   const result = await verifyCallback(request, appKey, keys)
   if (!result.ok) throw new Error(`callback did not verify: ${result.reason}`)
   return result

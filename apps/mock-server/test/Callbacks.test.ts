@@ -1,0 +1,495 @@
+// Signed callbacks end to end (spec 5.5, CONTRACT.md "Callbacks"): a real mock, a real receiver on
+// 127.0.0.1, real RSA keys. Every callback is verified exactly as a merchant would verify it.
+import { Headers, Wire } from "@pc/core"
+import { KeyPair, NodeCrypto } from "@pc/crypto-node"
+import { Schema } from "effect"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { backoffDelay } from "../src/callbacks/Dispatcher.js"
+import type { MockConfigShape } from "../src/Config.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { createOrder, dev, type RunningMock, type SignedRequestOptions, startMock } from "./support/mock.js"
+import {
+  type DeliveryView,
+  deliveriesOf,
+  fetchPlatformKeys,
+  orderSnOf,
+  platformVerifiers,
+  type Receiver,
+  type ReceivedRequest,
+  startReceiver,
+  verifiedEvent,
+  verifyCallback,
+  waitUntil
+} from "./support/receiver.js"
+
+/** The callback body's fields, in the contract's order. */
+const CONTRACT_FIELDS = [
+  "eventId",
+  "eventType",
+  "orderSn",
+  "outerOrder",
+  "amount",
+  "currency",
+  "status",
+  "createdAt",
+  "updatedAt"
+]
+
+const decodeCreated = Schema.decodeUnknownSync(Wire.CreateOrderResult)
+const decodeOrder = Schema.decodeUnknownSync(Wire.Order)
+
+interface World {
+  readonly mock: RunningMock
+  readonly receiver: Receiver
+}
+
+/** A production mock whose test merchant sends its callbacks to a fresh receiver. */
+const startWorld = async (overrides: Partial<MockConfigShape> = {}): Promise<World> => {
+  const mock = await startMock({ environment: "production", ...overrides })
+  const receiver = await startReceiver()
+  const set = await dev(mock.url, "PUT", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, {
+    notifyUrl: receiver.url
+  })
+  expect(set.json).toEqual({
+    code: "SUCCESS",
+    msg: null,
+    data: { appKey: TEST_MERCHANT_APP_KEY, notifyUrl: receiver.url }
+  })
+  return { mock, receiver }
+}
+
+const stopWorld = async (world: World | undefined) => {
+  await world?.mock.close()
+  await world?.receiver.close()
+}
+
+let sequence = 0
+
+/** Creates an order signed with the merchant's real key; resolves its orderSn and orderId. */
+const newOrder = async (baseUrl: string, options: SignedRequestOptions = {}, amount = "12.34") => {
+  const orderId = `cb-${process.pid}-${Date.now()}-${++sequence}`
+  const created = await createOrder(baseUrl, JSON.stringify({ orderId, amount, currency: "USD" }), options)
+  expect(created.status).toBe(200)
+  expect(created.json.code).toBe("SUCCESS")
+  return { orderId, orderSn: decodeCreated(created.json.data).orderSn }
+}
+
+const move = async (baseUrl: string, orderSn: string, verb: "pay" | "fail" | "expire") => {
+  const moved = await dev(baseUrl, "POST", `/dev/orders/${orderSn}/${verb}`)
+  expect(moved.status).toBe(200)
+  expect(moved.json.code).toBe("SUCCESS")
+  return decodeOrder(moved.json.data)
+}
+
+const forOrder = (orderSn: string) => (request: ReceivedRequest) => orderSnOf(request) === orderSn
+
+/** Polls /dev/callbacks until the order's only delivery satisfies `done`. */
+const waitForDelivery = (baseUrl: string, orderSn: string, done: (delivery: DeliveryView) => boolean) =>
+  waitUntil(
+    async () => {
+      const deliveries = await deliveriesOf(baseUrl, orderSn)
+      return deliveries.length === 1 && done(deliveries[0]!) ? deliveries[0]! : undefined
+    },
+    { timeoutMs: 10_000, intervalMs: 20, what: `the delivery of ${orderSn}` }
+  )
+
+/** The headers every callback carries, whatever else: POST, JSON, a fresh X-R-Ts. */
+const expectCallbackShape = (request: ReceivedRequest) => {
+  expect(request.method).toBe("POST")
+  expect(request.url).toBe("/callbacks")
+  expect(request.headers["content-type"]).toBe("application/json")
+  const ts = Number(Headers.get(request.headers, Headers.CallbackHeaders.timestamp))
+  expect(Number.isSafeInteger(ts)).toBe(true)
+  // Stamped when the attempt starts: within a few seconds of when it arrived here.
+  expect(Math.abs(request.receivedAtMs - ts)).toBeLessThan(3_000)
+  expect(Headers.get(request.headers, Headers.CallbackHeaders.signature)).toMatch(/^[A-Za-z0-9+/]+={0,2}$/)
+}
+
+describe("callbacks of the test merchant", () => {
+  let world: World | undefined
+  const w = () => world!
+
+  beforeAll(async () => {
+    world = await startWorld()
+  })
+  afterAll(() => stopWorld(world))
+  beforeEach(() => w().receiver.answer(200))
+
+  it.each([
+    ["pay", "order.paid", "PAID"],
+    ["fail", "order.failed", "FAILED"],
+    ["expire", "order.expired", "EXPIRED"]
+  ] as const)(
+    "%s sends one %s callback, signed with platform key 1 and shaped as the contract says",
+    async (verb, eventType, status) => {
+      const { mock, receiver } = w()
+      const keys = await platformVerifiers(mock.url)
+      expect([...keys.keys()]).toEqual([1])
+      const { orderId, orderSn } = await newOrder(mock.url)
+      const moved = await move(mock.url, orderSn, verb)
+      expect(moved.status).toBe(status)
+
+      const [request] = await receiver.waitFor(1, forOrder(orderSn))
+      expectCallbackShape(request!)
+      expect(Headers.get(request!.headers, Headers.CallbackHeaders.keyVersion)).toBe("1")
+      const verified = await verifiedEvent(request!, TEST_MERCHANT_APP_KEY, keys)
+      expect(verified.keyVersion).toBe(1)
+
+      // Compact JSON, the contract's fields in the contract's order, the order as it is now.
+      expect(request!.body).toBe(JSON.stringify(JSON.parse(request!.body)))
+      expect(Object.keys(JSON.parse(request!.body))).toEqual(CONTRACT_FIELDS)
+      const event = verified.event
+      expect(event.eventId).toMatch(/^evt_/)
+      expect(event).toEqual({
+        eventId: event.eventId,
+        eventType,
+        orderSn,
+        outerOrder: orderId,
+        amount: "12.34",
+        currency: "USD",
+        status,
+        createdAt: moved.createdAt,
+        updatedAt: moved.updatedAt
+      })
+
+      // The signature covers appKey, timestamp and body: another appKey, timestamp or body does not verify.
+      const otherAppKey = await verifyCallback(request!, "00000000-0000-4000-8000-000000000000", keys)
+      expect(otherAppKey.ok).toBe(false)
+      const ts = Headers.get(request!.headers, Headers.CallbackHeaders.timestamp)!
+      const otherTs = await verifyCallback(
+        { ...request!, headers: { ...request!.headers, "x-r-ts": String(Number(ts) + 1) } },
+        TEST_MERCHANT_APP_KEY,
+        keys
+      )
+      expect(otherTs.ok).toBe(false)
+      const reformatted = JSON.stringify(JSON.parse(request!.body), null, 1)
+      const otherBody = await verifyCallback(
+        { ...request!, body: reformatted, rawBody: new TextEncoder().encode(reformatted) },
+        TEST_MERCHANT_APP_KEY,
+        keys
+      )
+      expect(otherBody.ok).toBe(false)
+
+      const delivery = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered")
+      expect(delivery).toMatchObject({ orderSn, eventId: event.eventId, eventType, attemptCount: 1, lastError: null })
+      expect(delivery.body).toBe(request!.body)
+      expect(delivery.deliveredAt).not.toBeNull()
+      expect(delivery.attempts).toHaveLength(1)
+      expect(delivery.attempts[0]).toMatchObject({
+        attempt: 1,
+        url: receiver.url,
+        httpStatus: 200,
+        error: null,
+        keyVersion: 1
+      })
+
+      // One move, one callback: nothing more arrives for this order.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(receiver.received.filter(forOrder(orderSn))).toHaveLength(1)
+    }
+  )
+
+  it("retries after HTTP 500 with growing delays, each attempt with a new timestamp and a valid signature", async () => {
+    const { mock, receiver } = w()
+    const keys = await platformVerifiers(mock.url)
+    const { orderSn } = await newOrder(mock.url)
+    let seen = 0
+    receiver.answer((request) => (forOrder(orderSn)(request) && seen++ < 2 ? 500 : 200))
+    await move(mock.url, orderSn, "pay")
+
+    const requests = await receiver.waitFor(3, forOrder(orderSn))
+    const delivery = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered")
+    expect(delivery.attemptCount).toBe(3)
+    expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([500, 500, 200])
+    expect(delivery.attempts.map((a) => a.attempt)).toEqual([1, 2, 3])
+    expect(delivery.attempts[0]!.error).toBe("merchant answered HTTP 500: receiver says 500")
+    expect(delivery.attempts[2]!.error).toBeNull()
+    expect(delivery.lastError).toBeNull()
+    expect(receiver.received.filter(forOrder(orderSn))).toHaveLength(3)
+
+    const stamps: Array<number> = []
+    for (const request of requests) {
+      expectCallbackShape(request)
+      const verified = await verifiedEvent(request, TEST_MERCHANT_APP_KEY, keys)
+      expect(verified.event.eventId).toBe(delivery.eventId)
+      expect(request.body).toBe(requests[0]!.body)
+      stamps.push(Number(verified.timestamp))
+    }
+    // A new X-R-Ts on each attempt, never the first one again.
+    expect(stamps[1]!).toBeGreaterThan(stamps[0]!)
+    expect(stamps[2]!).toBeGreaterThan(stamps[1]!)
+
+    // Exponential backoff from 200 ms with +-25% jitter: 150-250 ms, then 300-500 ms.
+    const gap1 = requests[1]!.receivedAtMs - requests[0]!.receivedAtMs
+    const gap2 = requests[2]!.receivedAtMs - requests[1]!.receivedAtMs
+    expect(gap1).toBeGreaterThanOrEqual(145)
+    expect(gap2).toBeGreaterThanOrEqual(295)
+    expect(gap2).toBeGreaterThan(gap1)
+    for (const random of [0, 0.5, 0.999]) {
+      expect(backoffDelay(200, 1, random)).toBeGreaterThanOrEqual(150)
+      expect(backoffDelay(200, 1, random)).toBeLessThanOrEqual(250)
+      expect(backoffDelay(200, 2, random)).toBeGreaterThanOrEqual(300)
+      expect(backoffDelay(200, 2, random)).toBeLessThanOrEqual(500)
+      expect(backoffDelay(200, 3, random)).toBe(2 * backoffDelay(200, 2, random))
+    }
+  })
+
+  it("resend delivers the same event again with a fresh timestamp", async () => {
+    const { mock, receiver } = w()
+    const keys = await platformVerifiers(mock.url)
+    const { orderSn } = await newOrder(mock.url)
+    await move(mock.url, orderSn, "pay")
+    const [first] = await receiver.waitFor(1, forOrder(orderSn))
+    const delivered = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered")
+
+    const resent = await dev<DeliveryView>(mock.url, "POST", `/dev/callbacks/${delivered.id}/resend`)
+    expect(resent.status).toBe(200)
+    expect(resent.json.code).toBe("SUCCESS")
+    expect(resent.json.data).toMatchObject({ id: delivered.id, eventId: delivered.eventId, orderSn })
+
+    const [, second] = await receiver.waitFor(2, forOrder(orderSn))
+    expectCallbackShape(second!)
+    const one = await verifiedEvent(first!, TEST_MERCHANT_APP_KEY, keys)
+    const two = await verifiedEvent(second!, TEST_MERCHANT_APP_KEY, keys)
+    expect(two.event.eventId).toBe(one.event.eventId)
+    expect(second!.body).toBe(first!.body)
+    expect(Number(two.timestamp)).toBeGreaterThan(Number(one.timestamp))
+
+    const again = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered" && d.attemptCount === 2)
+    expect(again.attempts.map((a) => a.httpStatus)).toEqual([200, 200])
+
+    const unknown = await dev(mock.url, "POST", "/dev/callbacks/dlv_nope/resend")
+    expect(unknown.status).toBe(404)
+    expect(unknown.json).toMatchObject({ code: "notFound", data: null })
+  })
+
+  it("a merchant without a notifyUrl: the delivery waits with a clear error, and is sent as soon as the URL is set", async () => {
+    const { mock, receiver } = w()
+    const keys = await platformVerifiers(mock.url)
+    const pair = await KeyPair.generate(2048)
+    const made = await dev<{ appKey: string; keyVersion: number }>(mock.url, "POST", "/dev/merchants", {
+      publicKeyPem: pair.publicKeyPem
+    })
+    expect(made.json.code).toBe("SUCCESS")
+    const appKey = made.json.data!.appKey
+    expect(made.json.data!.keyVersion).toBe(1)
+    const signer = await NodeCrypto.importPrivateKey(pair.privateKeyPem)
+    const { orderSn } = await newOrder(mock.url, { appKey, signer })
+    await move(mock.url, orderSn, "pay")
+
+    const waiting = await waitForDelivery(mock.url, orderSn, (d) => d.attemptCount >= 1)
+    expect(waiting.status).toBe("pending")
+    expect(waiting.attempts[0]).toMatchObject({ attempt: 1, url: null, httpStatus: null, keyVersion: null })
+    expect(waiting.attempts[0]!.error).toMatch(/no notifyUrl/)
+    expect(waiting.lastError).toMatch(/no notifyUrl/)
+    expect(waiting.nextAttemptAt).not.toBeNull()
+    expect(receiver.received.filter(forOrder(orderSn))).toHaveLength(0)
+
+    // Setting the URL makes the waiting delivery due at once: no resend needed.
+    const set = await dev(mock.url, "PUT", `/dev/merchants/${appKey}/notify-url`, { notifyUrl: receiver.url })
+    expect(set.json.code).toBe("SUCCESS")
+
+    const [request] = await receiver.waitFor(1, forOrder(orderSn))
+    expectCallbackShape(request!)
+    // Signed for this merchant's appKey, not the test merchant's.
+    const verified = await verifiedEvent(request!, appKey, keys)
+    expect(verified.event).toMatchObject({ eventId: waiting.eventId, eventType: "order.paid", orderSn, status: "PAID" })
+    expect((await verifyCallback(request!, TEST_MERCHANT_APP_KEY, keys)).ok).toBe(false)
+    const delivered = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered")
+    expect(delivered.attempts.at(-1)).toMatchObject({ url: receiver.url, httpStatus: 200 })
+    expect(delivered.attempts.slice(0, -1).every((a) => a.url === null)).toBe(true)
+  })
+
+  it("measures the callback latency over 20 paid orders", async () => {
+    const { mock, receiver } = w()
+    const keys = await platformVerifiers(mock.url)
+    const fromReturn: Array<number> = []
+    const fromCall: Array<number> = []
+    for (let i = 0; i < 20; i++) {
+      const { orderSn } = await newOrder(mock.url)
+      const called = performance.now()
+      await move(mock.url, orderSn, "pay")
+      const returned = performance.now()
+      const [request] = await receiver.waitFor(1, forOrder(orderSn))
+      await verifiedEvent(request!, TEST_MERCHANT_APP_KEY, keys)
+      fromReturn.push(request!.receivedAtPerf - returned)
+      fromCall.push(request!.receivedAtPerf - called)
+    }
+    const median = (values: ReadonlyArray<number>) => {
+      const sorted = [...values].sort((a, b) => a - b)
+      return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2
+    }
+    const ms = (value: number) => `${value.toFixed(1)} ms`
+    console.log(
+      `callback latency over ${fromReturn.length} paid orders, from the pay call returning to the receiver getting the request: ` +
+        `median ${ms(median(fromReturn))}, max ${ms(Math.max(...fromReturn))}, min ${ms(Math.min(...fromReturn))} ` +
+        `(${fromReturn.filter((v) => v < 0).length} arrived before the pay response) ` +
+        `(from the pay call being sent: median ${ms(median(fromCall))}, max ${ms(Math.max(...fromCall))})`
+    )
+    // The dispatcher is woken by the move itself: no waiting for a polling interval.
+    expect(median(fromCall)).toBeLessThan(250)
+    expect(Math.max(...fromCall)).toBeLessThan(1_000)
+  })
+})
+
+describe("callback timeout", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it("a receiver that does not answer within callbackTimeoutMs gets retried", async () => {
+    world = await startWorld({ callbackTimeoutMs: 300 })
+    const { mock, receiver } = world
+    const keys = await platformVerifiers(mock.url)
+    const { orderSn } = await newOrder(mock.url)
+    receiver.answer((_, n) => (n === 0 ? "hang" : 200))
+    await move(mock.url, orderSn, "pay")
+
+    const requests = await receiver.waitFor(2, forOrder(orderSn))
+    const delivery = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered")
+    expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([null, 200])
+    expect(delivery.attempts[0]!.error).toBe("no answer within 300 ms")
+    expect(delivery.attempts[0]!.durationMs).toBeGreaterThanOrEqual(290)
+    expect(delivery.attempts[0]!.durationMs).toBeLessThan(2_000)
+    for (const request of requests) {
+      expectCallbackShape(request)
+      expect((await verifiedEvent(request, TEST_MERCHANT_APP_KEY, keys)).event.eventId).toBe(delivery.eventId)
+    }
+    expect(requests[1]!.receivedAtMs - requests[0]!.receivedAtMs).toBeGreaterThanOrEqual(300 + 145)
+  })
+})
+
+describe("a callback in flight", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it("neither delays the retries of other deliveries nor keeps the dispatcher busy while it waits", async () => {
+    world = await startWorld({ callbackTimeoutMs: 5_000 })
+    const { mock, receiver } = world
+    const slow = await newOrder(mock.url)
+    const other = await newOrder(mock.url)
+    let otherSeen = 0
+    receiver.answer((request) => (forOrder(slow.orderSn)(request) ? "hang" : otherSeen++ < 1 ? 500 : 200))
+    /** The share of one core this process uses over a second. */
+    const cpuShare = async () => {
+      const cpuBefore = process.cpuUsage()
+      const wallBefore = performance.now()
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      const cpu = process.cpuUsage(cpuBefore)
+      return (cpu.user + cpu.system) / 1000 / (performance.now() - wallBefore)
+    }
+    await move(mock.url, slow.orderSn, "pay")
+    await receiver.waitFor(1, forOrder(slow.orderSn))
+
+    // While the slow merchant keeps its request open the dispatcher sleeps: this process then uses
+    // well under 1% of a core here; polling for the open attempt every 5 ms took about 30%.
+    expect(await cpuShare()).toBeLessThan(0.1)
+
+    // Another order's retry still comes after its backoff (150-250 ms), not at the next poll.
+    await move(mock.url, other.orderSn, "pay")
+    const [first, second] = await receiver.waitFor(2, forOrder(other.orderSn))
+    const gap = second!.receivedAtMs - first!.receivedAtMs
+    expect(gap).toBeGreaterThanOrEqual(145)
+    expect(gap).toBeLessThan(700)
+    const delivery = await waitForDelivery(mock.url, other.orderSn, (d) => d.status === "delivered")
+    expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([500, 200])
+    expect((await deliveriesOf(mock.url, slow.orderSn))[0]!.attemptCount).toBe(0)
+  })
+})
+
+describe("platform key rotation", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it("after rotation callbacks carry key version 2 and verify with key 2 only; key 1 stays published", async () => {
+    world = await startWorld()
+    const { mock, receiver } = world
+    const before = await fetchPlatformKeys(mock.url)
+    expect(before).toEqual([
+      {
+        environment: "production",
+        version: 1,
+        publicKeyPem: expect.stringContaining("BEGIN PUBLIC KEY"),
+        status: "current"
+      }
+    ])
+    const key1 = await NodeCrypto.importPublicKey(before[0]!.publicKeyPem)
+
+    const a = await newOrder(mock.url)
+    await move(mock.url, a.orderSn, "pay")
+    const [first] = await receiver.waitFor(1, forOrder(a.orderSn))
+    expect(Headers.get(first!.headers, Headers.CallbackHeaders.keyVersion)).toBe("1")
+    await verifiedEvent(first!, TEST_MERCHANT_APP_KEY, new Map([[1, key1]]))
+
+    const rotated = await dev(mock.url, "POST", "/dev/platform-keys/rotate")
+    expect(rotated.json.code).toBe("SUCCESS")
+    expect(rotated.json.data).toMatchObject({ environment: "production", version: 2, status: "current" })
+
+    const after = await fetchPlatformKeys(mock.url)
+    expect(after.map((k) => [k.version, k.status])).toEqual([
+      [1, "published"],
+      [2, "current"]
+    ])
+    expect(after[0]!.publicKeyPem).toBe(before[0]!.publicKeyPem)
+    expect(after[1]!.publicKeyPem).not.toBe(before[0]!.publicKeyPem)
+    expect(after[1]!.publicKeyPem).toBe((rotated.json.data as { publicKeyPem: string }).publicKeyPem)
+    const key2 = await NodeCrypto.importPublicKey(after[1]!.publicKeyPem)
+    expect(key2.modulusLength).toBeGreaterThanOrEqual(2048)
+
+    const b = await newOrder(mock.url)
+    await move(mock.url, b.orderSn, "pay")
+    const [second] = await receiver.waitFor(1, forOrder(b.orderSn))
+    expectCallbackShape(second!)
+    expect(Headers.get(second!.headers, Headers.CallbackHeaders.keyVersion)).toBe("2")
+    const verified = await verifiedEvent(second!, TEST_MERCHANT_APP_KEY, new Map([[2, key2]]))
+    expect(verified.keyVersion).toBe(2)
+    // Key 1 does not verify a key-2 callback, and a ring without key 2 rejects it.
+    expect((await verifyCallback(second!, TEST_MERCHANT_APP_KEY, new Map([[2, key1]]))).ok).toBe(false)
+    expect(await verifyCallback(second!, TEST_MERCHANT_APP_KEY, new Map([[1, key1]]))).toEqual({
+      ok: false,
+      reason: "no platform key version 2"
+    })
+    const delivery = await waitForDelivery(mock.url, b.orderSn, (d) => d.status === "delivered")
+    expect(delivery.attempts[0]!.keyVersion).toBe(2)
+  })
+})
+
+describe("order expiry", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it("an order left CREATED past its time to live expires by itself and sends order.expired", async () => {
+    world = await startWorld({ orderTtlMs: 300 })
+    const { mock, receiver } = world
+    const keys = await platformVerifiers(mock.url)
+    const { orderId, orderSn } = await newOrder(mock.url)
+    const created = await dev(mock.url, "GET", `/dev/orders/${orderSn}`)
+    expect(decodeOrder(created.json.data).status).toBe("CREATED")
+
+    const expired = await waitUntil(
+      async () => {
+        const order = decodeOrder((await dev(mock.url, "GET", `/dev/orders/${orderSn}`)).json.data)
+        return order.status === "EXPIRED" ? order : undefined
+      },
+      { timeoutMs: 10_000, intervalMs: 25, what: `order ${orderSn} to expire` }
+    )
+    // Not before its time to live; the dispatcher's loop notices it within about a second after.
+    const lived = Date.parse(expired.updatedAt) - Date.parse(expired.createdAt)
+    expect(lived).toBeGreaterThanOrEqual(300)
+    expect(lived).toBeLessThan(3_000)
+
+    const [request] = await receiver.waitFor(1, forOrder(orderSn))
+    expectCallbackShape(request!)
+    const verified = await verifiedEvent(request!, TEST_MERCHANT_APP_KEY, keys)
+    expect(verified.event).toMatchObject({
+      eventType: "order.expired",
+      orderSn,
+      outerOrder: orderId,
+      status: "EXPIRED",
+      updatedAt: expired.updatedAt
+    })
+    // Final: it can no longer be paid.
+    const pay = await dev(mock.url, "POST", `/dev/orders/${orderSn}/pay`)
+    expect(pay.status).toBe(400)
+    expect(pay.json.code).toBe("paramError")
+  })
+})

@@ -275,3 +275,42 @@ describe("sandbox: rate limit answers carry X-R-Signature-Check too", () => {
     expect(refused!.headers.get(Headers.SIGNATURE_CHECK)).toBe("missing")
   })
 })
+
+describe("sandbox: refusals before the order still say what production would decide", () => {
+  it("an unknown appKey: invalid when signed, missing when not", async () => {
+    const signed = await create(body(), { appKey: randomUUID() })
+    expect(signed.code).toBe("signError")
+    expect(check(signed)).toBe("invalid")
+    const unsigned = await create(body(), { appKey: randomUUID(), signature: null })
+    expect(unsigned.code).toBe("signError")
+    expect(check(unsigned)).toBe("missing")
+  })
+
+  it("a wrong Content-Type on a validly signed request: unsupportedMediaType with valid", async () => {
+    const text = body()
+    const timestamp = String(Date.now())
+    const signature = await merchantSigner.sign(
+      Canonical.requestStringToSign({
+        method: "POST",
+        path: Wire.CREATE_ORDER_PATH,
+        appKey: TEST_MERCHANT_APP_KEY,
+        timestamp,
+        body: text
+      })
+    )
+    const response = await fetch(`${mock.url}${Wire.CREATE_ORDER_PATH}`, {
+      method: "POST",
+      headers: {
+        "content-type": "text/plain",
+        [Headers.RequestHeaders.appKey]: TEST_MERCHANT_APP_KEY,
+        [Headers.RequestHeaders.timestamp]: timestamp,
+        [Headers.RequestHeaders.keyVersion]: "1",
+        [Headers.RequestHeaders.signature]: signature
+      },
+      body: text
+    })
+    expect(response.status).toBe(415)
+    expect(((await response.json()) as { code: string }).code).toBe("unsupportedMediaType")
+    expect(response.headers.get("x-r-signature-check")).toBe("valid")
+  })
+})

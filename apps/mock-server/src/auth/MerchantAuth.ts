@@ -145,10 +145,13 @@ export const make = Effect.gen(function* () {
         yield* explain(input, verdict, nowMs)
         return yield* signError(verdict.cause)
       }
-      // Sandbox: X-R-AK must name a known merchant; nothing else is enforced.
+      // Sandbox: X-R-AK must name a known merchant; nothing else is enforced. Even that refusal
+      // says what production would have decided of the signature.
+      const check: SignatureCheck = verdict.ok ? "valid" : verdict.missing ? "missing" : "invalid"
+      const checkHeader = { [Headers.SIGNATURE_CHECK.toLowerCase()]: check }
       const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
-      if (appKey === undefined) return yield* signError(`missing header ${Headers.RequestHeaders.appKey}`)
-      if (!(yield* store.merchantExists(appKey))) return yield* signError(`unknown appKey ${appKey}`)
+      if (appKey === undefined) return yield* signError(`missing header ${Headers.RequestHeaders.appKey}`, checkHeader)
+      if (!(yield* store.merchantExists(appKey))) return yield* signError(`unknown appKey ${appKey}`, checkHeader)
       if (verdict.ok) return { appKey, signatureCheck: "valid" }
       if (verdict.missing) return { appKey, signatureCheck: "missing" }
       yield* explain(input, verdict, nowMs)

@@ -65,8 +65,9 @@ export const createOrderRoute = Effect.gen(function* () {
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const bytes = yield* rawBody(config.bodyLimitBytes)
-        if (bytes.length > 0) yield* requireJsonContentType
         const body = yield* decodeUtf8(bytes)
+        // Authentication first, so that in sandbox every later answer (415 included) can say what
+        // production would have decided of the signature.
         const auth = yield* (yield* MerchantAuth).authenticate({
           method: "POST",
           path: Wire.CREATE_ORDER_PATH,
@@ -78,6 +79,7 @@ export const createOrderRoute = Effect.gen(function* () {
             ? undefined
             : { [Headers.SIGNATURE_CHECK.toLowerCase()]: auth.signatureCheck }
         return yield* Effect.gen(function* () {
+          if (bytes.length > 0) yield* requireJsonContentType
           yield* rateLimit(auth.appKey, yield* Clock.currentTimeMillis)
           const json = yield* parseJsonObject(body)
           const order = yield* Either.match(validate(json), { onLeft: Effect.fail, onRight: Effect.succeed })

@@ -1,0 +1,174 @@
+// The README's examples run as they are: each block marked `<!-- example: name -->` is written to a
+// file inside this package, run with tsx in a child process against a real mock (sandbox, the
+// environment `pnpm mock` starts), and must print the order's checkout URL and the verified callback,
+// then exit by itself.
+import { spawn } from "node:child_process"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  devData,
+  type Mock,
+  type OrderView,
+  platformKeyPems,
+  startMock,
+  TEST_MERCHANT_APP_KEY,
+  testMerchantPrivateKeyPem,
+  waitForDelivery
+} from "./support/mock.js"
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+const readme = readFileSync(join(packageDir, "README.md"), "utf8")
+
+const examples = [...readme.matchAll(/<!-- example: ([a-z-]+) -->\n```ts\n([\s\S]*?)\n```/g)].map(([, name, code]) => ({
+  name: name!,
+  code: code!
+}))
+
+const require = createRequire(import.meta.url)
+
+const exampleFile = (name: string) => join(packageDir, `.readme-example-${name}.ts`)
+
+// The examples import "@pc/client" and "@pc/client/promise" as users do. tsc and tsx map both to
+// this package's sources, so that the test checks the code under test rather than a possibly stale
+// dist/ (the exports map that serves them from dist/ is what `pnpm check-package` checks).
+const tsconfig = join(tmpdir(), `pc-client-readme-${process.pid}.tsconfig.json`)
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+
+interface Run {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (args: ReadonlyArray<string>, env: Record<string, string>, timeoutMs: number): Promise<Run> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: packageDir,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8")
+    })
+    // An example that does not end by itself is a failure: killed, and reported with its output.
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.on("error", reject)
+    child.on("close", (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+describe("README examples", () => {
+  let mock: Mock
+  let platformKey: string
+
+  beforeAll(async () => {
+    mock = await startMock("sandbox")
+    platformKey = (await platformKeyPems(mock))[1]!
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: join(packageDir, "tsconfig.json"),
+        include: examples.map((e) => exampleFile(e.name)),
+        compilerOptions: {
+          noEmit: true,
+          // From its temporary folder, the config finds @types/node where this package does.
+          typeRoots: [dirname(dirname(require.resolve("@types/node/package.json")))],
+          paths: {
+            "@pc/client": [join(packageDir, "src/index.ts")],
+            "@pc/client/promise": [join(packageDir, "src/Promise.ts")]
+          }
+        }
+      })
+    )
+  })
+  afterAll(async () => {
+    rmSync(tsconfig, { force: true })
+    await mock?.close()
+  })
+
+  it("are exactly the effect and promise blocks, each under 30 lines", () => {
+    expect(examples.map((e) => e.name)).toEqual(["effect", "promise"])
+    for (const { code } of examples) {
+      expect(code.split("\n").length).toBeLessThan(30)
+      expect(code).toContain('process.env.PC_BASE_URL ?? "http://127.0.0.1:4010"')
+      expect(code).toContain(TEST_MERCHANT_APP_KEY)
+    }
+  })
+
+  it("type-check under the package's strict settings", async () => {
+    try {
+      for (const { name, code } of examples) writeFileSync(exampleFile(name), code)
+      const tsc = require.resolve("typescript/bin/tsc")
+      const result = await run([tsc, "-p", tsconfig], {}, 50_000)
+      expect(result.code, `${result.stdout}${result.stderr}`).toBe(0)
+    } finally {
+      for (const { name } of examples) rmSync(exampleFile(name), { force: true })
+    }
+  }, 60_000)
+
+  it.each(examples)(
+    "$name: creates an order on the mock, prints its h5Url, verifies the order.paid callback and exits",
+    async ({ name, code }) => {
+      const file = exampleFile(name)
+      writeFileSync(file, code)
+      let result: Run
+      try {
+        result = await run(
+          ["--import", "tsx", file],
+          {
+            PC_BASE_URL: mock.url,
+            PC_PRIVATE_KEY: testMerchantPrivateKeyPem(),
+            PC_PLATFORM_KEY: platformKey,
+            PORT: String(await freePort()),
+            TSX_TSCONFIG_PATH: tsconfig
+          },
+          25_000
+        )
+      } finally {
+        rmSync(file, { force: true })
+      }
+      const output = `exit ${result.code ?? result.signal}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`
+      expect(result.code, output).toBe(0)
+
+      const h5Url = new RegExp(`pay at (${escapeRegExp(mock.url)}/h5/checkout/([A-Za-z0-9_-]+))`).exec(result.stdout)
+      expect(h5Url, output).not.toBeNull()
+      const orderSn = h5Url![2]!
+      const order = await devData<OrderView>(mock, "GET", `/dev/orders/${orderSn}`)
+      expect(order).toMatchObject({ orderSn, amount: "10.00", currency: "USD", status: "PAID" })
+      expect(order.outerOrder).toMatch(/^M-\d+$/)
+
+      // The event the example's handler printed is the one of this order, verified.
+      expect(result.stdout, output).toMatch(new RegExp(`callback verified:? order\\.paid ${order.outerOrder} 10\\.00`))
+      const delivery = await waitForDelivery(mock, orderSn, (d) => d.status === "delivered", "delivered")
+      expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([200])
+      // Sandbox would have said so had production refused the signature; the client logs that.
+      expect(result.stdout).not.toMatch(/X-R-Signature-Check/)
+    },
+    30_000
+  )
+})

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Client from "../src/index.js"
+
+describe("index", () => {
+  it("exports one namespace per module", () => {
+    expect(Object.keys(Client).sort()).toEqual([
+      "Callback",
+      "PaymentClient",
+      "PaymentClientError",
+      "Promise",
+      "ReplayGuard"
+    ])
+    expect(typeof Client.PaymentClient.make).toBe("function")
+    expect(typeof Client.PaymentClient.layer).toBe("function")
+    expect(typeof Client.PaymentClient.layerConfig).toBe("function")
+    expect(typeof Client.Callback.verifyRequest).toBe("function")
+    expect(typeof Client.Promise.createPaymentClient).toBe("function")
+    expect(typeof Client.ReplayGuard.memory).toBe("function")
+  })
+})

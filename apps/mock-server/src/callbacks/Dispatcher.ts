@@ -118,6 +118,8 @@ export const make = Effect.gen(function* () {
     })
 
   const wake = yield* Queue.sliding<void>(1)
+  /** When the sleeping loop wakes up by itself; -Infinity while it is working. */
+  let sleepingUntil = Number.NEGATIVE_INFINITY
 
   const tick = Effect.gen(function* () {
     const nowMs = yield* Clock.currentTimeMillis
@@ -150,11 +152,19 @@ export const make = Effect.gen(function* () {
     const next = soonest <= nowMs && started === 0 ? nowMs + 1000 : soonest
     // Sleep until the next thing is due (at most a second), or until something new is queued.
     const waitMs = Math.max(5, Math.min(1000, next - (yield* Clock.currentTimeMillis)))
+    sleepingUntil = (yield* Clock.currentTimeMillis) + waitMs
     yield* Effect.race(wake.take, Effect.sleep(Duration.millis(waitMs)))
+    sleepingUntil = Number.NEGATIVE_INFINITY
   }).pipe(Effect.catchAllCause((cause) => Effect.logError("dispatcher tick failed", cause)))
 
   yield* Effect.forkScoped(Effect.forever(tick))
-  yield* orders.onChange(wake.offer(undefined))
+  // A create falls due at its expiry, usually long after the loop's next wake-up: waking the loop
+  // (four queries) on every create would be most of a create's cost, so only earlier work wakes it.
+  // While the loop works (sleepingUntil is -Infinity) any change wakes it again, so that nothing
+  // committed after its queries waits for the next full second.
+  yield* orders.onChange((dueAtMs) =>
+    dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake.offer(undefined) : Effect.void
+  )
 
   return {
     /** Wakes the loop: something may be due now. */

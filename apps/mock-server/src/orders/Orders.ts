@@ -54,9 +54,16 @@ export const make = Effect.gen(function* () {
   const config = yield* MockConfig
   const store = yield* Store
   const publicUrl = yield* PublicUrl
-  const listeners = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
+  const listeners = yield* Ref.make<ReadonlyArray<(dueAtMs: number) => Effect.Effect<void>>>([])
 
-  const changed = Effect.flatMap(Ref.get(listeners), (all) => Effect.all(all, { discard: true }))
+  /** Tells the listeners that something falls due at `dueAtMs` (an expiry, or a callback now). */
+  const changed = (dueAtMs: number) =>
+    Effect.flatMap(Ref.get(listeners), (all) =>
+      Effect.all(
+        all.map((listener) => listener(dueAtMs)),
+        { discard: true }
+      )
+    )
 
   const create = (appKey: string, request: Wire.CreateOrderRequest) =>
     Effect.gen(function* () {
@@ -85,7 +92,7 @@ export const make = Effect.gen(function* () {
         )
       const order = result.order
       // A new order has a time to live: the dispatcher's expiry schedule must hear of it.
-      if (result.created) yield* changed
+      if (result.created) yield* changed(order.expiresAtMs)
       return {
         created: result.created,
         result: {
@@ -117,15 +124,15 @@ export const make = Effect.gen(function* () {
               Effect.fail(paramError(`order ${orderSn} is already ${e.status}; final states do not move`))
           })
         )
-      yield* changed
+      yield* changed(nowMs)
       return order
     })
 
   return {
     create,
     move,
-    /** Runs `listener` after every committed create and move (the dispatcher wakes up on it). */
-    onChange: (listener: Effect.Effect<void>) => Ref.update(listeners, (all) => [...all, listener])
+    /** Runs `listener` after every committed create and move, with when the new work falls due. */
+    onChange: (listener: (dueAtMs: number) => Effect.Effect<void>) => Ref.update(listeners, (all) => [...all, listener])
   }
 })
 

@@ -70,6 +70,33 @@ export const callbackStringToSign = (input: CallbackSigningInput): string =>
   input.appKey + "." + input.timestamp + "." + input.body
 
 /**
+ * The bytes a merchant signs for a request whose body is already bytes: the UTF-8 of
+ * `METHOD + " " + path + "\n" + appKey + "." + timestamp + "."` followed by the body bytes
+ * untouched, so what is signed is exactly what is sent.
+ *
+ * @example
+ * ```ts
+ * import { Canonical } from "@pc/core"
+ *
+ * const body = new Uint8Array([123, 125]) // "{}"
+ * Canonical.requestBytesToSign("POST", "/openapi/v2/order/create", "7e57c0de-0000-4000-8000-000000000001", 1763712000000, body)
+ * ```
+ */
+export const requestBytesToSign = (
+  method: string,
+  path: string,
+  appKey: string,
+  timestamp: number | string,
+  body: Uint8Array
+): Uint8Array => prefixed(method + " " + path + "\n" + appKey + "." + timestamp + ".", body)
+
+const prefixed = (prefix: string, body: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(utf8Length(prefix) + body.length)
+  out.set(body, utf8Write(prefix, out, 0))
+  return out
+}
+
+/**
  * The bytes to verify for a callback whose body arrived as raw bytes: the UTF-8 of
  * `appKey + "." + timestamp + "."` followed by the body bytes untouched. Use it when the body
  * may not be valid UTF-8, so that no decode and re-encode can change what was signed.
@@ -82,9 +109,5 @@ export const callbackStringToSign = (input: CallbackSigningInput): string =>
  * Canonical.callbackBytesToSign("78e6ac0e-e0bc-458a-bd0b-3fcbd6ace6b4", "1763712005000", raw)
  * ```
  */
-export const callbackBytesToSign = (appKey: string, timestamp: number | string, body: Uint8Array): Uint8Array => {
-  const prefix = appKey + "." + timestamp + "."
-  const out = new Uint8Array(utf8Length(prefix) + body.length)
-  out.set(body, utf8Write(prefix, out, 0))
-  return out
-}
+export const callbackBytesToSign = (appKey: string, timestamp: number | string, body: Uint8Array): Uint8Array =>
+  prefixed(appKey + "." + timestamp + ".", body)

@@ -97,6 +97,19 @@ export const get = (source: HeaderSource, name: string): string | undefined => {
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
+/**
+ * Tells whether a text has the appKey's form: a UUID (spec 5.1).
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * Headers.isAppKey("7e57c0de-0000-4000-8000-000000000001") // true
+ * Headers.isAppKey("merchant-1") // false
+ * ```
+ */
+export const isAppKey = (text: string): boolean => UUID.test(text)
+
 const error = (
   header: string,
   reason: HeaderErrorReason,

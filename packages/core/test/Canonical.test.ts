@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { callbackBytesToSign, callbackStringToSign, requestStringToSign } from "../src/Canonical.js"
+import { callbackBytesToSign, callbackStringToSign, requestBytesToSign, requestStringToSign } from "../src/Canonical.js"
 import { utf8Encode, utf8Length, utf8Write } from "../src/internal/utf8.js"
 
 // Global in Node 20 and browsers; not in lib ES2022, so declared minimally here.
@@ -232,5 +232,28 @@ describe("internal utf8", () => {
     const end = utf8Write("é😀", out, 2)
     expect(end).toBe(2 + 2 + 4)
     expect(Array.from(out)).toEqual([0xaa, 0xaa, ...utf8("é😀"), 0xaa, 0xaa])
+  })
+})
+
+describe("requestBytesToSign", () => {
+  it("is the UTF-8 of the request string to sign, with the body bytes untouched", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 100 }), fc.nat(), (body, ts) => {
+        const bytes = requestBytesToSign("POST", "/openapi/v2/order/create", "a-ü", ts, utf8Encode(body))
+        expect(bytes).toEqual(
+          utf8Encode(
+            requestStringToSign({
+              method: "POST",
+              path: "/openapi/v2/order/create",
+              appKey: "a-ü",
+              timestamp: ts,
+              body
+            })
+          )
+        )
+      })
+    )
+    const raw = new Uint8Array([0xff, 0xfe])
+    expect(Array.from(requestBytesToSign("POST", "/p", "k", 1, raw).slice(-2))).toEqual([0xff, 0xfe])
   })
 })

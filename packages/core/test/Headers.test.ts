@@ -4,6 +4,7 @@ import {
   CallbackHeaders,
   type CallbackHeadersResult,
   get,
+  isAppKey,
   type HeaderError,
   type HeaderSource,
   parseCallback,
@@ -577,5 +578,21 @@ describe("header names in any casing", () => {
         }
       )
     )
+  })
+})
+
+describe("isAppKey", () => {
+  it("accepts UUIDs in either case and nothing else", () => {
+    expect(isAppKey("7e57c0de-0000-4000-8000-000000000001")).toBe(true)
+    expect(isAppKey("7E57C0DE-0000-4000-8000-000000000001")).toBe(true)
+    for (const text of [
+      "",
+      "7e57c0de00004000800000000000001",
+      "7e57c0de-0000-4000-8000-00000000000",
+      " 7e57c0de-0000-4000-8000-000000000001",
+      "zzzzzzzz-0000-4000-8000-000000000001"
+    ]) {
+      expect(isAppKey(text)).toBe(false)
+    }
   })
 })

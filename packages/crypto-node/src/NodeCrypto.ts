@@ -14,13 +14,17 @@ const toBytes = (message: Crypto.Message): Uint8Array =>
   typeof message === "string" ? Buffer.from(message, "utf8") : message
 
 class NodeSigner implements Crypto.Signer {
+  // A true private field: the key object is not reachable from outside (no `.export()` of a private key).
+  readonly #key: KeyObject
   constructor(
-    private readonly key: KeyObject,
+    key: KeyObject,
     readonly modulusLength: number
-  ) {}
+  ) {
+    this.#key = key
+  }
   sign(message: Crypto.Message): Promise<string> {
     try {
-      return Promise.resolve(sign("sha256", toBytes(message), this.key).toString("base64"))
+      return Promise.resolve(sign("sha256", toBytes(message), this.#key).toString("base64"))
     } catch (cause) {
       return Promise.reject(cause)
     }
@@ -28,18 +32,20 @@ class NodeSigner implements Crypto.Signer {
 }
 
 class NodeVerifier implements Crypto.Verifier {
-  private readonly signatureLength: number
+  readonly #signatureLength: number
+  readonly #key: KeyObject
   constructor(
-    private readonly key: KeyObject,
+    key: KeyObject,
     readonly modulusLength: number
   ) {
-    this.signatureLength = Math.ceil(modulusLength / 8)
+    this.#key = key
+    this.#signatureLength = Math.ceil(modulusLength / 8)
   }
   verify(message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> {
-    const bytes = typeof signature === "string" ? strictBase64(signature, this.signatureLength) : signature
-    if (bytes === undefined || bytes.length !== this.signatureLength) return Promise.resolve(false)
+    const bytes = typeof signature === "string" ? strictBase64(signature, this.#signatureLength) : signature
+    if (bytes === undefined || bytes.length !== this.#signatureLength) return Promise.resolve(false)
     try {
-      return Promise.resolve(verify("sha256", toBytes(message), this.key, bytes))
+      return Promise.resolve(verify("sha256", toBytes(message), this.#key, bytes))
     } catch {
       return Promise.resolve(false)
     }

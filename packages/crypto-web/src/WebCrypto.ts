@@ -32,22 +32,28 @@ const subtle = (): SubtleCrypto => {
 }
 
 class WebSigner implements Crypto.Signer {
+  // A true private field: the key object is not reachable from outside (no `.export()` of a private key).
+  readonly #key: CryptoKey
   constructor(
-    private readonly key: CryptoKey,
+    key: CryptoKey,
     readonly modulusLength: number
-  ) {}
+  ) {
+    this.#key = key
+  }
   async sign(message: Crypto.Message): Promise<string> {
-    return Base64.encode(new Uint8Array(await subtle().sign(ALGORITHM, this.key, toBytes(message))))
+    return Base64.encode(new Uint8Array(await subtle().sign(ALGORITHM, this.#key, toBytes(message))))
   }
 }
 
 class WebVerifier implements Crypto.Verifier {
-  private readonly signatureLength: number
+  readonly #signatureLength: number
+  readonly #key: CryptoKey
   constructor(
-    private readonly key: CryptoKey,
+    key: CryptoKey,
     readonly modulusLength: number
   ) {
-    this.signatureLength = Math.ceil(modulusLength / 8)
+    this.#key = key
+    this.#signatureLength = Math.ceil(modulusLength / 8)
   }
   async verify(message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> {
     let bytes: Uint8Array
@@ -56,9 +62,9 @@ class WebVerifier implements Crypto.Verifier {
       if (!decoded.ok) return false
       bytes = decoded.bytes
     } else bytes = signature
-    if (bytes.length !== this.signatureLength) return false
+    if (bytes.length !== this.#signatureLength) return false
     try {
-      return await subtle().verify(ALGORITHM, this.key, bytes as Bytes, toBytes(message))
+      return await subtle().verify(ALGORITHM, this.#key, bytes as Bytes, toBytes(message))
     } catch {
       return false
     }

@@ -133,6 +133,18 @@ export const describeCryptoProvider = (label: string, provider: CryptoTypes.Cryp
         await expectKeyImportError(provider.importPublicKey(key.privatePkcs1Pem), "UnsupportedKey")
       })
 
+      it("keeps the imported key unreachable: nothing on a signer or verifier can export it", async () => {
+        const key = keyOf("merchant-v1")
+        for (const imported of [
+          await provider.importPrivateKey(key.privatePkcs8Pem),
+          await provider.importPublicKey(key.publicSpkiPem)
+        ]) {
+          expect(Object.keys(imported)).toEqual(["modulusLength"])
+          expect(JSON.stringify(imported)).toBe(`{"modulusLength":${key.bits}}`)
+          expect("key" in imported).toBe(false)
+        }
+      })
+
       it("accepts CRLF line endings and surrounding whitespace", async () => {
         const key = keyOf("merchant-v1")
         const crlf = `\n  ${key.privatePkcs8Pem.replace(/\n/g, "\r\n")}  \n`

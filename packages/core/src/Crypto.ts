@@ -84,8 +84,17 @@ export type KeyImportErrorReason =
   | "MalformedKey"
   /** A valid key of a kind this scheme does not use: encrypted, a certificate, EC, or private where public is expected. */
   | "UnsupportedKey"
-  /** An RSA key under {@link MIN_MODULUS_LENGTH} bits. */
+  /** An RSA key under {@link MIN_MODULUS_LENGTH} bits, or with an unsafe public exponent. */
   | "WeakKey"
+  /** The runtime has no usable crypto (for example no `crypto.subtle` outside a secure context). */
+  | "UnsupportedRuntime"
+
+const CODES = {
+  MalformedKey: "ERR_PC_KEY_MALFORMED",
+  UnsupportedKey: "ERR_PC_KEY_UNSUPPORTED",
+  WeakKey: "ERR_PC_KEY_WEAK",
+  UnsupportedRuntime: "ERR_PC_CRYPTO_UNAVAILABLE"
+} as const
 
 /**
  * A key that cannot be used. `code` is stable for callers to switch on; the message names the
@@ -105,19 +114,14 @@ export type KeyImportErrorReason =
 export class KeyImportError extends Error {
   /** Lets Effect code match it with `catchTag`. */
   readonly _tag = "KeyImportError"
-  /** `ERR_PC_KEY_MALFORMED`, `ERR_PC_KEY_UNSUPPORTED` or `ERR_PC_KEY_WEAK`. */
-  readonly code: "ERR_PC_KEY_MALFORMED" | "ERR_PC_KEY_UNSUPPORTED" | "ERR_PC_KEY_WEAK"
+  /** `ERR_PC_KEY_MALFORMED`, `ERR_PC_KEY_UNSUPPORTED`, `ERR_PC_KEY_WEAK` or `ERR_PC_CRYPTO_UNAVAILABLE`. */
+  readonly code: "ERR_PC_KEY_MALFORMED" | "ERR_PC_KEY_UNSUPPORTED" | "ERR_PC_KEY_WEAK" | "ERR_PC_CRYPTO_UNAVAILABLE"
   constructor(
     readonly reason: KeyImportErrorReason,
     message: string
   ) {
     super(message)
     this.name = "KeyImportError"
-    this.code =
-      reason === "WeakKey"
-        ? "ERR_PC_KEY_WEAK"
-        : reason === "UnsupportedKey"
-          ? "ERR_PC_KEY_UNSUPPORTED"
-          : "ERR_PC_KEY_MALFORMED"
+    this.code = CODES[reason]
   }
 }

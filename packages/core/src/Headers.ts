@@ -30,11 +30,12 @@ export const SIGNATURE_CHECK = "X-R-Signature-Check"
 export const REQUEST_ID = "X-Request-Id"
 
 /**
- * Where headers are read from: a Fetch `Headers` (or anything with `get`), or a plain record such as
- * Node's `IncomingHttpHeaders`, whose keys may be in any case.
+ * Where headers are read from: a Fetch `Headers` (or anything with `get`), a `Map`, or a plain
+ * record such as Node's `IncomingHttpHeaders`, whose keys may be in any case.
  */
 export type HeaderSource =
   | { readonly get: (name: string) => string | null | undefined }
+  | ReadonlyMap<string, string | ReadonlyArray<string> | undefined>
   | { readonly [name: string]: string | ReadonlyArray<string> | undefined }
 
 /** Why a header was refused. */
@@ -55,26 +56,47 @@ type Lookup = string | undefined | { readonly duplicate: true }
 
 const DUPLICATE = { duplicate: true } as const
 
+// A value that is not text (a number, an object) where a header should be: malformed in every header.
+const NOT_TEXT = "\u0000"
+
 /**
  * Reads one header from any {@link HeaderSource}, ignoring case. A header sent twice (an array in
- * a record) is reported as such, never silently joined or truncated.
+ * a record, two keys differing in case, or a Fetch `Headers` that joined the values with ", ") is
+ * reported as such, never silently joined or truncated. Own keys only: a polluted prototype cannot
+ * inject a header. Never throws, whatever the source holds.
  */
 const lookup = (source: HeaderSource, name: string): Lookup => {
+  if (source === null || typeof source !== "object") return undefined
+  if (source instanceof Map) return fromEntries(source.entries(), name)
   if (typeof source.get === "function") {
-    const value = (source as { readonly get: (name: string) => string | null | undefined }).get(name)
-    return value ?? undefined
+    let value: unknown
+    try {
+      value = (source as { readonly get: (name: string) => unknown }).get(name)
+    } catch {
+      return undefined
+    }
+    // None of these headers can hold a comma: one means Fetch joined a repeated header.
+    return typeof value === "string" ? (value.includes(",") ? DUPLICATE : value) : undefined
   }
-  const record = source as { readonly [name: string]: string | ReadonlyArray<string> | undefined }
+  const record = source as { readonly [name: string]: unknown }
+  return fromEntries(
+    Object.keys(record).map((key) => [key, record[key]] as const),
+    name
+  )
+}
+
+const fromEntries = (entries: Iterable<readonly [unknown, unknown]>, name: string): Lookup => {
   const lower = name.toLowerCase()
   let found: Lookup
-  for (const key in record) {
-    if (key.length !== lower.length || key.toLowerCase() !== lower) continue
-    const value = record[key]
-    if (value === undefined) continue
+  for (const [key, value] of entries) {
+    if (typeof key !== "string" || key.length !== lower.length || key.toLowerCase() !== lower) continue
+    if (value === undefined || value === null) continue
     if (found !== undefined) return DUPLICATE
-    if (typeof value === "string") found = value
-    else if (value.length === 1) found = value[0]
-    else if (value.length > 1) return DUPLICATE
+    if (typeof value === "string") found = value.includes(",") ? DUPLICATE : value
+    else if (Array.isArray(value)) {
+      if (value.length > 1) return DUPLICATE
+      if (value.length === 1) found = typeof value[0] === "string" ? value[0] : NOT_TEXT
+    } else found = NOT_TEXT
   }
   return found
 }

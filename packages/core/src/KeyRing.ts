@@ -83,7 +83,7 @@ export const make = <K>(keys: KeyEntries<K>, current?: KeyVersion): KeyRing<K> =
     map.set(version, key)
   }
   if (map.size === 0) throw new KeyRingError("Empty", "a key ring needs at least one key")
-  const versions = Array.from(map.keys()).sort((a, b) => a - b)
+  const versions = Object.freeze(Array.from(map.keys()).sort((a, b) => a - b))
   const currentVersion = current ?? versions[versions.length - 1]!
   const currentKey = map.get(currentVersion)
   if (currentKey === undefined) {

@@ -18,7 +18,8 @@ export interface RsaKeyDer {
   readonly modulusLength: number
 }
 
-const PEM = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END ([A-Z0-9 ]+)-----\s*$/
+// One PEM block; the body may start on the BEGIN line and be wrapped or not (some tools print it on one line).
+const PEM = /^-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/
 
 const malformed = (message: string) => new KeyImportError("MalformedKey", message)
 const unsupported = (message: string) => new KeyImportError("UnsupportedKey", message)
@@ -30,8 +31,23 @@ const decodeBody = (body: string, what: string): Uint8Array => {
   return decoded.bytes
 }
 
+/**
+ * Makes the text of a key as forgiving as it safely can be: a value that is not a string is named
+ * (usually an unset environment variable), and a PEM whose line breaks arrived as the two
+ * characters backslash and n (the classic `.env` mistake) gets its line breaks back.
+ */
+const normalise = (text: unknown, what: string): string => {
+  if (typeof text !== "string") {
+    throw malformed(
+      `${what} is not a string but ${text === null ? "null" : typeof text} (is the environment variable set?)`
+    )
+  }
+  const trimmed = text.trim()
+  return trimmed.includes("\\n") && !trimmed.includes("\n") ? trimmed.replace(/\\n/g, "\n") : trimmed
+}
+
 const readPem = (text: string): { readonly label: string; readonly der: Uint8Array } | undefined => {
-  const match = PEM.exec(text.trim() + "\n")
+  const match = PEM.exec(text)
   if (match === null) return undefined
   const [, label, body, endLabel] = match
   if (label !== endLabel) throw malformed(`PEM BEGIN ${label} does not match END ${endLabel}`)
@@ -58,7 +74,11 @@ const topSequence = (der: Uint8Array, what: string): Der.Tlv => {
   return top
 }
 
-/** Modulus length of a PKCS#1 RSAPrivateKey or RSAPublicKey found at `tlv`. */
+/**
+ * Modulus length of a PKCS#1 RSAPrivateKey or RSAPublicKey found at `tlv`, after checking the
+ * public exponent: it must be odd and at least 3. An exponent of 1 makes every "signature" of a
+ * message verify as itself, so such a key would let anyone forge callbacks or requests.
+ */
 const pkcs1Modulus = (der: Uint8Array, tlv: Der.Tlv, kind: "private" | "public", what: string): number => {
   const parts = tlv.tag === Der.SEQUENCE ? Der.children(der, tlv) : undefined
   // RSAPrivateKey has 9 INTEGERs (more with multi-prime otherPrimeInfos); RSAPublicKey exactly 2.
@@ -66,7 +86,17 @@ const pkcs1Modulus = (der: Uint8Array, tlv: Der.Tlv, kind: "private" | "public",
   if (!fits || parts.some((part) => part.tag !== Der.INTEGER)) {
     throw malformed(`${what} is not a PKCS#1 RSA ${kind} key`)
   }
-  return Der.integerBitLength(der, parts[kind === "private" ? 1 : 0]!)
+  const modulus = parts[kind === "private" ? 1 : 0]!
+  const exponent = parts[kind === "private" ? 2 : 1]!
+  const exponentBits = Der.integerBitLength(der, exponent)
+  const odd = (der[exponent.end - 1]! & 1) === 1
+  if (!odd || exponentBits < 2 || exponentBits > 256) {
+    throw new KeyImportError(
+      "WeakKey",
+      "RSA key refused: its public exponent must be odd, at least 3 and at most 256 bits"
+    )
+  }
+  return Der.integerBitLength(der, modulus)
 }
 
 const privateFromDer = (der: Uint8Array, format: "pkcs8" | "pkcs1-private"): RsaKeyDer => {
@@ -91,8 +121,9 @@ const publicFromDer = (der: Uint8Array, format: "spki" | "pkcs1-public"): RsaKey
   if (format === "pkcs1-public") {
     return checkStrength({ format, der, modulusLength: pkcs1Modulus(der, top, "public", "the public key") })
   }
-  const [algorithm, bits] = Der.children(der, top) ?? []
-  if (algorithm?.tag !== Der.SEQUENCE || bits?.tag !== Der.BIT_STRING || der[bits.start] !== 0) {
+  const parts = Der.children(der, top) ?? []
+  const [algorithm, bits] = parts
+  if (parts.length !== 2 || algorithm?.tag !== Der.SEQUENCE || bits?.tag !== Der.BIT_STRING || der[bits.start] !== 0) {
     throw malformed("the public key is not SubjectPublicKeyInfo")
   }
   if (!Der.isRsaAlgorithm(der, algorithm))
@@ -104,10 +135,12 @@ const publicFromDer = (der: Uint8Array, format: "spki" | "pkcs1-public"): RsaKey
 
 /**
  * Decodes an RSA private key from PEM: PKCS#8 (`-----BEGIN PRIVATE KEY-----`) or PKCS#1
- * (`-----BEGIN RSA PRIVATE KEY-----`).
+ * (`-----BEGIN RSA PRIVATE KEY-----`), wrapped or on one line, or from the bare Base64 body of
+ * either. Line breaks written as `\n` (as in many `.env` files) are understood.
  *
  * Throws {@link KeyImportError}: `MalformedKey` for text that is not such a PEM, `UnsupportedKey`
- * for encrypted keys, public keys, certificates and non-RSA keys, `WeakKey` under 2048 bits.
+ * for encrypted keys, public keys, certificates and non-RSA keys, `WeakKey` under 2048 bits or
+ * with a public exponent that is even, below 3 or over 256 bits.
  *
  * @example
  * ```ts
@@ -117,7 +150,17 @@ const publicFromDer = (der: Uint8Array, format: "spki" | "pkcs1-public"): RsaKey
  * ```
  */
 export const decodePrivateKey = (pem: string): RsaKeyDer => {
-  const block = readPem(pem)
+  const text = normalise(pem, "the private key")
+  if (!text.startsWith("-----")) {
+    // A bare Base64 body, as for public keys: PKCS#8 opens with version INTEGER then a SEQUENCE,
+    // PKCS#1 with nine INTEGERs, a public key with a SEQUENCE (SPKI) or two INTEGERs.
+    const der = decodeBody(text, "the private key")
+    const parts = Der.children(der, topSequence(der, "the private key")) ?? []
+    if (parts[1]?.tag === Der.SEQUENCE) return privateFromDer(der, "pkcs8")
+    if (parts.length >= 9) return privateFromDer(der, "pkcs1-private")
+    throw unsupported("this is a public key; signing needs the private key")
+  }
+  const block = readPem(text)
   if (block === undefined) throw malformed("the private key is not PEM text (-----BEGIN PRIVATE KEY----- ...)")
   switch (block.label) {
     case "PRIVATE KEY":
@@ -149,7 +192,7 @@ export const decodePrivateKey = (pem: string): RsaKeyDer => {
  * ```
  */
 export const decodePublicKey = (pemOrBase64: string): RsaKeyDer => {
-  const text = pemOrBase64.trim()
+  const text = normalise(pemOrBase64, "the public key")
   if (!text.startsWith("-----")) {
     const der = decodeBody(text, "the public key")
     // SPKI opens with the AlgorithmIdentifier SEQUENCE; PKCS#1 RSAPublicKey is two INTEGERs. Private

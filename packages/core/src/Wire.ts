@@ -24,6 +24,8 @@ export const OrderId = Schema.String.pipe(
     const length = [...s].length
     if (length < 1 || length > 64) return "orderId must be 1 to 64 characters"
     if (hasControlCharacter(s)) return "orderId must not contain control characters"
+    // A lone surrogate has no UTF-8 form: what would be signed is not what the merchant wrote.
+    if (/\p{Cs}/u.test(s)) return "orderId must be well-formed Unicode (it has a lone surrogate)"
     return true
   })
 )

@@ -295,11 +295,11 @@ describe("parseRequest: Duplicate", () => {
     expect(requestRefusal({ ...validRequest(), "x-r-ts": "" })).toEqual({ header: "X-R-TS", reason: "Duplicate" })
   })
 
-  it("refuses a header a Fetch Headers object joined from two values (it cannot tell, so Malformed)", () => {
+  it("refuses a header a Fetch Headers object joined from two values as a duplicate (none of them can hold a comma)", () => {
     for (const name of ["X-R-AK", "X-R-TS", "X-R-KEY-VERSION", "X-R-Signature"]) {
       const headers = new Headers(validRequest())
       headers.append(name, validRequest()[name]!)
-      expect(requestRefusal(headers)).toEqual({ header: name, reason: "Malformed" })
+      expect(requestRefusal(headers)).toEqual({ header: name, reason: "Duplicate" })
     }
   })
 })
@@ -594,5 +594,62 @@ describe("isAppKey", () => {
     ]) {
       expect(isAppKey(text)).toBe(false)
     }
+  })
+})
+
+describe("hostile header sources", () => {
+  const valid = {
+    "X-R-AK": "7e57c0de-0000-4000-8000-000000000001",
+    "X-R-TS": "1763712000000",
+    "X-R-KEY-VERSION": "1",
+    "X-R-Signature": "aGVsbG8="
+  }
+
+  it("never throws, whatever the source holds", () => {
+    fc.assert(
+      fc.property(fc.anything(), (source) => {
+        parseRequest(source as HeaderSource, { signature: "required" })
+        parseCallback(source as HeaderSource)
+        get(source as HeaderSource, "X-R-AK")
+      }),
+      { numRuns: 2000 }
+    )
+    const throwing = {
+      get: () => {
+        throw new Error("boom")
+      }
+    }
+    expect(parseRequest(throwing, { signature: "required" })).toMatchObject({ ok: false, error: { reason: "Missing" } })
+    expect(parseRequest({ "x-r-ak": null } as unknown as HeaderSource, { signature: "required" }).ok).toBe(false)
+  })
+
+  it("reads own keys only: a polluted prototype cannot inject a header", () => {
+    const polluted = Object.create({ "x-r-signature": "aGVsbG8=" }) as Record<string, string>
+    Object.assign(polluted, { ...valid, "X-R-Signature": undefined })
+    const result = parseRequest(polluted, { signature: "required" })
+    expect(result).toMatchObject({ ok: false, error: { header: "X-R-Signature", reason: "Missing" } })
+  })
+
+  it("a value that is not text is malformed", () => {
+    const result = parseRequest({ ...valid, "X-R-TS": 1763712000000 } as unknown as HeaderSource, {
+      signature: "required"
+    })
+    expect(result).toMatchObject({ ok: false, error: { header: "X-R-TS", reason: "Malformed" } })
+  })
+
+  it("a Fetch-joined repeated header is a duplicate, not a Base64 mistake", () => {
+    const joined = {
+      get: (name: string) =>
+        name.toLowerCase() === "x-r-signature" ? "aGVsbG8=, aGVsbG8=" : valid[name as keyof typeof valid]
+    }
+    expect(parseRequest(joined, { signature: "required" })).toMatchObject({
+      ok: false,
+      error: { header: "X-R-Signature", reason: "Duplicate" }
+    })
+  })
+
+  it("a Map is read case-insensitively like a record", () => {
+    const map = new Map(Object.entries(valid).map(([k, v]) => [k.toLowerCase(), v]))
+    expect(parseRequest(map, { signature: "required" }).ok).toBe(true)
   })
 })

@@ -21,6 +21,23 @@ const keyOf = (name: string): FixtureKey => {
 
 const merchant = keyOf("merchant-v1")
 
+const derLength = (n: number): Array<number> => (n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff])
+const derTlv = (tag: number, content: Uint8Array): Uint8Array =>
+  Uint8Array.from([tag, ...derLength(content.length), ...content])
+const derInteger = (value: Uint8Array): Uint8Array =>
+  derTlv(0x02, value[0]! & 0x80 ? Uint8Array.from([0, ...value]) : value)
+const derSequence = (...parts: ReadonlyArray<Uint8Array>): Uint8Array =>
+  derTlv(0x30, Uint8Array.from(parts.flatMap((part) => [...part])))
+/** The modulus bytes (without the sign byte) of a PKCS#1 RSA PUBLIC KEY PEM. */
+const modulusOf = (pkcs1Pem: string): Uint8Array => {
+  const decoded = base64Decode(pkcs1Pem.replace(/-----[A-Z ]+-----|\s/g, ""))
+  if (!decoded.ok) throw new Error("fixture")
+  const der = decoded.bytes
+  // 30 82 LL LL 02 82 01 01 00 <256 bytes>
+  const length = (der[6]! << 8) | der[7]!
+  return der.subarray(9, 8 + length)
+}
+
 /** The Base64 body of a PEM, on one line. */
 const pemBody = (pem: string): string =>
   pem
@@ -232,8 +249,56 @@ describe("decodePrivateKey", () => {
     }
   )
 
-  it("refuses bare Base64 (private keys come only as PEM) as MalformedKey", () => {
-    errorOf(() => decodePrivateKey(pemBody(merchant.privatePkcs8Pem)), "MalformedKey")
+  it("accepts the bare Base64 body of either private form, as it does for public keys", () => {
+    expect(decodePrivateKey(pemBody(merchant.privatePkcs8Pem))).toMatchObject({ format: "pkcs8", modulusLength: 2048 })
+    expect(decodePrivateKey(pemBody(merchant.privatePkcs1Pem))).toMatchObject({
+      format: "pkcs1-private",
+      modulusLength: 2048
+    })
+    errorOf(() => decodePrivateKey(pemBody(merchant.publicSpkiPem)), "UnsupportedKey")
+    errorOf(() => decodePrivateKey(pemBody(merchant.publicPkcs1Pem)), "UnsupportedKey")
+  })
+
+  it("understands the usual ways a PEM gets mangled in configuration", () => {
+    const pem = merchant.privatePkcs8Pem
+    // Line breaks written as the two characters \n (a .env file), one line with spaces, body on the BEGIN line.
+    expect(decodePrivateKey(pem.replace(/\n/g, "\\n")).format).toBe("pkcs8")
+    expect(decodePrivateKey(pem.replace(/\n/g, " ")).format).toBe("pkcs8")
+    expect(decodePrivateKey(pem.replace("-----BEGIN PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----")).format).toBe(
+      "pkcs8"
+    )
+    // A key followed by something else: the first block counts.
+    expect(decodePublicKey(merchant.publicSpkiPem + merchant.publicPkcs1Pem).format).toBe("spki")
+  })
+
+  it("names a value that is not a string (an unset environment variable) instead of throwing TypeError", () => {
+    for (const value of [undefined, null, 42, {}]) {
+      const error = errorOf(() => decodePrivateKey(value as unknown as string), "MalformedKey")
+      expect(error.message).toMatch(/not a string/)
+      errorOf(() => decodePublicKey(value as unknown as string), "MalformedKey")
+    }
+  })
+
+  it("refuses a public exponent of 1, 2 or over 256 bits as a weak key (an exponent of 1 lets anyone forge)", () => {
+    const n = modulusOf(merchant.publicPkcs1Pem)
+    for (const e of [[0x01], [0x02], [0x01, 0x00, 0x00], new Array(33).fill(0xff)]) {
+      const der = derSequence(derInteger(n), derInteger(Uint8Array.from(e)))
+      const pem = `-----BEGIN RSA PUBLIC KEY-----\n${base64Encode(der)}\n-----END RSA PUBLIC KEY-----\n`
+      errorOf(() => decodePublicKey(pem), "WeakKey")
+    }
+    const ok = derSequence(derInteger(n), derInteger(Uint8Array.from([0x01, 0x00, 0x01])))
+    expect(decodePublicKey(base64Encode(ok)).modulusLength).toBe(2048)
+  })
+
+  it("refuses non-minimal DER lengths", () => {
+    const der = base64Decode(pemBody(merchant.publicSpkiPem))
+    if (!der.ok) throw new Error("fixture")
+    // 30 82 01 22 ... -> 30 83 00 01 22 ...: the same length spelled with a leading zero byte.
+    const bytes = der.bytes
+    const padded = new Uint8Array(bytes.length + 1)
+    padded.set([0x30, 0x83, 0x00, bytes[2]!, bytes[3]!], 0)
+    padded.set(bytes.subarray(4), 5)
+    errorOf(() => decodePublicKey(base64Encode(padded)), "MalformedKey")
   })
 
   it("refuses a BEGIN/END label mismatch as MalformedKey", () => {

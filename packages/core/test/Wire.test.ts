@@ -9,6 +9,7 @@ import {
   CreateOrderResult,
   Envelope,
   Order,
+  OrderId,
   ResultCode
 } from "../src/Wire.js"
 
@@ -300,5 +301,13 @@ describe("Order", () => {
       expect(Either.isRight(Schema.decodeUnknownEither(Order)({ ...order, status }))).toBe(true)
     }
     expect(paths(Order, { ...order, status: "REFUNDED" })).toEqual(["status"])
+  })
+})
+
+describe("OrderId and lone surrogates", () => {
+  it("refuses a lone surrogate (no UTF-8 form) but accepts paired ones", () => {
+    expect(Either.isLeft(Schema.decodeUnknownEither(OrderId)("M-\uD800"))).toBe(true)
+    expect(Either.isLeft(Schema.decodeUnknownEither(OrderId)("\uDC00x"))).toBe(true)
+    expect(Either.isRight(Schema.decodeUnknownEither(OrderId)("M-😀"))).toBe(true)
   })
 })

@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Crypto, Pem } from "@pc/core"
+// Subpath imports: the package index also carries the Schemas, which would load `effect` at run time.
+import * as Crypto from "@pc/core/Crypto"
+import * as Pem from "@pc/core/Pem"
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto"
 
 /** This provider's runtime name. */
@@ -42,7 +44,12 @@ class NodeVerifier implements Crypto.Verifier {
     this.#signatureLength = Math.ceil(modulusLength / 8)
   }
   verify(message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> {
-    const bytes = typeof signature === "string" ? strictBase64(signature, this.#signatureLength) : signature
+    const bytes =
+      typeof signature === "string"
+        ? strictBase64(signature, this.#signatureLength)
+        : signature instanceof Uint8Array
+          ? signature
+          : undefined // an absent header (undefined), an array of headers: not a signature
     if (bytes === undefined || bytes.length !== this.#signatureLength) return Promise.resolve(false)
     try {
       return Promise.resolve(verify("sha256", toBytes(message), this.#key, bytes))

@@ -4,7 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Base64, Crypto, Pem } from "@pc/core"
+// Subpath imports: the package index also carries the Schemas, which would load `effect` at run time.
+import * as Base64 from "@pc/core/Base64"
+import * as Crypto from "@pc/core/Crypto"
+import * as Pem from "@pc/core/Pem"
 import { pkcs1PrivateToPkcs8, pkcs1PublicToSpki } from "./internal/der.js"
 
 /** This provider's runtime name. */
@@ -24,7 +27,7 @@ const subtle = (): SubtleCrypto => {
   const value = globalThis.crypto?.subtle
   if (value === undefined) {
     throw new Crypto.KeyImportError(
-      "UnsupportedKey",
+      "UnsupportedRuntime",
       "WebCrypto (crypto.subtle) is not available here: it needs a secure context in browsers, Node 20+, Deno, Bun or a worker runtime"
     )
   }
@@ -61,7 +64,8 @@ class WebVerifier implements Crypto.Verifier {
       const decoded = Base64.decode(signature)
       if (!decoded.ok) return false
       bytes = decoded.bytes
-    } else bytes = signature
+    } else if (signature instanceof Uint8Array) bytes = signature
+    else return false // an absent header (undefined), an array of headers: not a signature
     if (bytes.length !== this.#signatureLength) return false
     try {
       return await subtle().verify(ALGORITHM, this.#key, bytes as Bytes, toBytes(message))

@@ -154,6 +154,18 @@ export const describeCryptoProvider = (label: string, provider: CryptoTypes.Cryp
     })
 
     describe("verification never throws", () => {
+      it("anything that is not a string or bytes resolves false (an absent header, an array of headers)", async () => {
+        const v = vectors.requests[0]!
+        const verifier = await provider.importPublicKey(keyOf(v.key).publicSpkiPem)
+        for (const signature of [undefined, null, 42, [v.signature], { signature: v.signature }]) {
+          // Called the way untyped code calls it: must resolve false, neither throw nor reject.
+          const result = await Promise.resolve().then(() =>
+            verifier.verify(v.stringToSign, signature as unknown as string)
+          )
+          expect(result).toBe(false)
+        }
+      })
+
       it("malformed signatures resolve false", async () => {
         const v = vectors.requests[0]!
         const verifier = await provider.importPublicKey(keyOf(v.key).publicSpkiPem)

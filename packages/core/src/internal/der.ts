@@ -21,7 +21,8 @@ export const readTlv = (der: Uint8Array, offset: number, limit: number = der.len
     length = 0
     for (let i = 0; i < count; i++) length = length * 256 + der[start + i]!
     start += count
-    if (length < 0x80) return undefined
+    // Minimal encoding only: no long form for short lengths, no leading zero length byte.
+    if (length < 0x80 || der[offset + 2] === 0) return undefined
   }
   const end = start + length
   if (end > limit) return undefined

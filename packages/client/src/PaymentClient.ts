@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Crypto, Environment, KeyRing, Money, Wire } from "@pc/core"
+import { Crypto, Environment, Headers, KeyRing, Money, Wire } from "@pc/core"
 import * as PlatformHeaders from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
@@ -25,6 +25,7 @@ import * as Random from "effect/Random"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { utf8 } from "./internal/bytes.js"
+import { keyEntries, keyImportError } from "./internal/keys.js"
 import { type AttemptFailure, classifyCreateOrder } from "./internal/response.js"
 import { backoffDelay } from "./internal/retry.js"
 import { requestSigner, SigningFailure } from "./internal/signing.js"
@@ -62,6 +63,19 @@ export interface RetryPolicy {
   /** Spreads each wait over its upper half at random, so that clients failing together do not return together. */
   readonly jitter: boolean
 }
+
+/**
+ * Overrides of the {@link RetryPolicy}: any subset of its fields; a field left out or `undefined`
+ * keeps the default.
+ *
+ * @example
+ * ```ts
+ * import type { PaymentClient } from "@pc/client"
+ *
+ * const retry: PaymentClient.RetryOptions = { maxAttempts: Number(process.env.PC_MAX_ATTEMPTS) || undefined }
+ * ```
+ */
+export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined }
 
 /**
  * The default retry policy: 4 attempts, 250 ms doubling up to 8 s, jittered, within 30 s.
@@ -156,7 +170,7 @@ export interface Service {
  * import { PaymentClient } from "@pc/client"
  * import { Effect } from "effect"
  *
- * const orderSn = Effect.map(PaymentClient.PaymentClient, (client) => client.appKey)
+ * const appKey = Effect.map(PaymentClient.PaymentClient, (client) => client.appKey)
  * ```
  */
 export class PaymentClient extends Context.Tag("@pc/client/PaymentClient")<PaymentClient, Service>() {}
@@ -179,14 +193,19 @@ export class PaymentClient extends Context.Tag("@pc/client/PaymentClient")<Payme
 export interface CommonOptions {
   /** Which service this is. Requests are signed in every environment: sandbox ignores the signature but reports it in `X-R-Signature-Check`. */
   readonly environment: Environment.Environment
-  /** Scheme, host and port of the service, e.g. `https://api.example.com` or `http://127.0.0.1:4010` for the mock. */
+  /**
+   * Scheme, host and port of the service, e.g. `https://api.example.com` or `http://127.0.0.1:4010`
+   * for the mock; nothing else. A path (`https://gw.example.com/pay`) is refused: the signature
+   * covers the API path as sent (`/openapi/v2/...`), so a gateway prefix could not be signed.
+   * User info (`https://user:pass@host`) is refused too; add credentials in `transformClient`.
+   */
   readonly baseUrl: string
   /** The merchant appKey (a UUID) issued for this environment. */
   readonly appKey: string
   /** The time one attempt may take; default {@link defaultTimeout}. */
   readonly timeout?: Duration.DurationInput | undefined
-  /** Overrides of {@link defaultRetryPolicy}. */
-  readonly retry?: Partial<RetryPolicy> | undefined
+  /** Overrides of {@link defaultRetryPolicy}; fields left `undefined` keep the default. */
+  readonly retry?: RetryOptions | undefined
   /** Applied last to the signed HttpClient: add tracing, proxies, headers, or your own retries (they re-sign too). */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
@@ -234,8 +253,6 @@ export type KeyOptions =
  */
 export type Options = CommonOptions & KeyOptions
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
-
 const invalidOption = (option: string, message: string) =>
   new ConfigurationError({ message: `invalid option ${option}: ${message}`, reason: "InvalidOption", option })
 
@@ -250,7 +267,6 @@ const positiveDuration = (option: string, input: unknown): Either.Either<number,
 interface Settings {
   readonly environment: Environment.Environment
   readonly baseUrl: string
-  readonly basePath: string
   readonly appKey: string
   readonly timeoutMs: number
   readonly maxAttempts: number
@@ -277,21 +293,41 @@ const settingsOf = (options: CommonOptions): Either.Either<Settings, Configurati
     if (url.search !== "" || url.hash !== "") {
       return yield* Either.left(invalidOption("baseUrl", "expected no query string or fragment"))
     }
-    if (typeof options.appKey !== "string" || !UUID.test(options.appKey)) {
+    if (url.pathname !== "/") {
+      return yield* Either.left(
+        invalidOption(
+          "baseUrl",
+          `expected scheme, host and port only (such as https://api.example.com), not the path ${JSON.stringify(url.pathname)}: ` +
+            "the signature covers the API path as sent (/openapi/v2/...), so a gateway prefix in the base URL " +
+            "cannot be signed and the service would refuse every request"
+        )
+      )
+    }
+    if (url.username !== "" || url.password !== "") {
+      // Never echo them: they are credentials.
+      return yield* Either.left(
+        invalidOption(
+          "baseUrl",
+          "expected no user info (user:password@): it would be dropped, not sent; add an Authorization header in transformClient"
+        )
+      )
+    }
+    if (typeof options.appKey !== "string" || !Headers.isAppKey(options.appKey)) {
       return yield* Either.left(invalidOption("appKey", "the appKey is the UUID issued by the merchant platform"))
     }
-    const policy = { ...defaultRetryPolicy, ...options.retry }
+    // `{ ...defaults, ...retry }` would let `{ maxAttempts: undefined }` (a spread of an optional
+    // setting) erase the default: only the fields actually given override it.
+    const given = Object.entries(options.retry ?? {}).filter(([, value]) => value !== undefined)
+    const policy: RetryPolicy = { ...defaultRetryPolicy, ...Object.fromEntries(given) }
     if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
       return yield* Either.left(invalidOption("retry.maxAttempts", "expected a whole number >= 1"))
     }
     if (typeof policy.jitter !== "boolean") {
       return yield* Either.left(invalidOption("retry.jitter", "expected true or false"))
     }
-    const basePath = url.pathname.replace(/\/+$/, "")
     return {
       environment: options.environment,
-      baseUrl: url.origin + basePath,
-      basePath,
+      baseUrl: url.origin,
       appKey: options.appKey,
       timeoutMs: yield* positiveDuration("timeout", options.timeout ?? defaultTimeout),
       maxAttempts: policy.maxAttempts,
@@ -301,31 +337,6 @@ const settingsOf = (options: CommonOptions): Either.Either<Settings, Configurati
       jitter: policy.jitter
     }
   })
-
-const entriesOf = <K>(keys: KeyRing.KeyEntries<K>): Array<readonly [number | string, K]> =>
-  Symbol.iterator in keys
-    ? Array.from(keys as Iterable<readonly [number, K]>)
-    : Object.entries(keys as { readonly [version: number]: K })
-
-const keyError = (error: unknown, option: string): ConfigurationError => {
-  const tagged = error as { readonly _tag?: unknown; readonly reason?: unknown; readonly message?: unknown }
-  const message = typeof tagged?.message === "string" ? tagged.message : "the key could not be imported"
-  if (tagged?._tag === "KeyImportError") {
-    return new ConfigurationError({
-      message: `${option}: ${message}`,
-      reason: tagged.reason === "WeakKey" ? "WeakKey" : "BadKey",
-      option
-    })
-  }
-  if (tagged?._tag === "KeyRingError") {
-    return new ConfigurationError({
-      message: `${option}: ${message}`,
-      reason: tagged.reason === "UnknownCurrentVersion" ? "UnknownKeyVersion" : "InvalidOption",
-      option
-    })
-  }
-  return new ConfigurationError({ message: `${option}: ${message}`, reason: "BadKey", option })
-}
 
 /**
  * Imports PEM private keys (as `Redacted`) through a crypto provider into a signing key ring; each
@@ -349,16 +360,9 @@ export const importKeyRing = (
   current?: number
 ): Effect.Effect<KeyRing.KeyRing<Crypto.Signer>, ConfigurationError> =>
   Effect.gen(function* () {
-    const entries = yield* Effect.try({
-      try: () => entriesOf(privateKeys),
-      catch: (error) => keyError(error, "privateKeys")
-    })
+    const entries = yield* keyEntries(privateKeys, "privateKeys")
     const pems = new Map<number, string>()
-    for (const [version, pem] of entries) {
-      const n = typeof version === "number" ? version : /^[1-9][0-9]*$/.test(version) ? Number(version) : Number.NaN
-      if (!Number.isSafeInteger(n) || n < 1) {
-        return yield* invalidOption("privateKeys", `key version ${JSON.stringify(version)} is not a natural number`)
-      }
+    for (const [n, pem] of entries) {
       if (!Redacted.isRedacted(pem)) {
         return yield* invalidOption(
           `privateKeys[${n}]`,
@@ -371,13 +375,13 @@ export const importKeyRing = (
     for (const [version, pem] of pems) {
       const signer = yield* Effect.tryPromise({
         try: () => crypto.importPrivateKey(pem),
-        catch: (error) => keyError(error, `privateKeys[${version}]`)
+        catch: (error) => keyImportError(error, `privateKeys[${version}]`)
       })
       signers.set(version, signer)
     }
     return yield* Effect.try({
       try: () => KeyRing.make(signers, current),
-      catch: (error) => keyError(error, "currentKeyVersion")
+      catch: (error) => keyImportError(error, "currentKeyVersion")
     })
   })
 
@@ -484,9 +488,19 @@ const fromHttpClientError = (error: HttpClientError.HttpClientError, baseUrl: st
   )
 }
 
-// Signatures are not secrets, but they are never logged or traced whole either.
+// Signatures are not secrets, but they are never logged or traced whole either. The extended list
+// is made once per list in force (usually the one default), not on every call.
+const withSignature = new WeakMap<ReadonlyArray<string | RegExp>, ReadonlyArray<string | RegExp>>()
+const redactSignature = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> => {
+  let extended = withSignature.get(names)
+  if (extended === undefined) {
+    extended = names.includes("x-r-signature") ? names : [...names, "x-r-signature"]
+    withSignature.set(names, extended)
+  }
+  return extended
+}
 const withRedactedHeaders = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.locallyWith(effect, PlatformHeaders.currentRedactedNames, (names) => [...names, "x-r-signature"])
+  Effect.locallyWith(effect, PlatformHeaders.currentRedactedNames, redactSignature)
 
 /**
  * Makes the client service from options, on the `HttpClient` in context. Keys given as PEM are
@@ -529,7 +543,7 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
       // every execution, so each attempt (our retry loop below, or a retryTransient the user adds in
       // transformClient) gets a new X-R-TS and a new signature. A retried request with the first
       // attempt's timestamp would fall outside the 5 minute window on long backoffs.
-      HttpClient.mapRequestEffect(requestSigner({ appKey: settings.appKey, keyRing, basePath: settings.basePath })),
+      HttpClient.mapRequestEffect(requestSigner({ appKey: settings.appKey, keyRing })),
       options.transformClient ?? identity
     )
     const keyVersion = keyRing.current
@@ -690,7 +704,7 @@ export interface ConfigOptions {
   readonly currentKeyVersion?: Config.Config<number> | undefined
   /** Default `PC_TIMEOUT` (e.g. `10 seconds`), or {@link defaultTimeout}. */
   readonly timeout?: Config.Config<Duration.Duration> | undefined
-  readonly retry?: Partial<RetryPolicy> | undefined
+  readonly retry?: RetryOptions | undefined
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
@@ -729,8 +743,8 @@ export const layerConfig = (
           yield* Config.redacted("PC_PRIVATE_KEY")
         )
       } else {
-        for (const [version, config] of Object.entries(options.privateKeys)) {
-          privateKeys.set(Number(version), yield* config)
+        for (const [version, config] of yield* keyEntries(options.privateKeys, "privateKeys")) {
+          privateKeys.set(version, yield* config)
         }
       }
       const timeout = yield* Config.option(options.timeout ?? Config.duration("PC_TIMEOUT"))

@@ -1,7 +1,8 @@
 /**
  * The typed errors of the payment client: one tagged class per way a call can fail, and their
  * union {@link PaymentClientError}. The envelope's `code` decides which one, never the HTTP status
- * alone; messages never contain private keys or signatures.
+ * alone; messages never contain private keys, and long Base64 runs (a signature echoed by a proxy's
+ * error page) are redacted from everything the server sent.
  *
  * @since 0.1.0
  */
@@ -14,8 +15,8 @@ import * as Predicate from "effect/Predicate"
  * appKey, a body changed after signing, or a clock outside the 5 minute window. Never retried:
  * the same request would be refused again.
  *
- * `clockSkewMs` is `local now - server Date header` when the response carried a `Date`; `hint`
- * names the likely cause (for example the clock skew when it is past the window).
+ * `localClockAheadMs` is `local now - server Date header` when the response carried a `Date`;
+ * `hint` names the likely cause (for example the clock skew when it is past the window).
  *
  * @example
  * ```ts
@@ -34,8 +35,12 @@ export class SignatureRejected extends Data.TaggedError("SignatureRejected")<{
   readonly status: number
   /** The key version the request was signed with (`X-R-KEY-VERSION`). */
   readonly keyVersion: number
-  /** `local now - Date header` in milliseconds, when the response had a `Date` header. */
-  readonly clockSkewMs: number | undefined
+  /**
+   * `local now - Date header` in milliseconds, when the response had a `Date` header: positive
+   * when this machine's clock runs ahead of the server's. The same convention as
+   * `CallbackVerificationError.localClockAheadMs`.
+   */
+  readonly localClockAheadMs: number | undefined
   /** The likely cause and what to do about it. */
   readonly hint: string | undefined
   readonly requestId: string | undefined
@@ -199,7 +204,7 @@ export class UnexpectedResponse extends Data.TaggedError("UnexpectedResponse")<{
   readonly message: string
   readonly status: number
   readonly contentType: string | undefined
-  /** At most 200 characters of the body, whitespace collapsed. */
+  /** At most 200 characters of the body, whitespace collapsed, runs of 100+ Base64 characters as `[redacted base64]`. */
   readonly excerpt: string
   readonly requestId: string | undefined
 }> {}

@@ -13,302 +13,35 @@ import type { Crypto, Environment, KeyRing, Wire } from "@pc/core"
 import { WebCrypto } from "@pc/crypto-web"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Cause from "effect/Cause"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Callback from "./Callback.js"
+import * as CallbackHandler from "./CallbackHandler.js"
+import { keyEntries } from "./internal/keys.js"
+import { ConfigurationError, toPromiseError } from "./internal/promiseErrors.js"
 import * as PaymentClient from "./PaymentClient.js"
 import * as PaymentClientError from "./PaymentClientError.js"
 import type * as ReplayGuard from "./ReplayGuard.js"
 
-/**
- * The stable codes of {@link PaymentConnectError}, one per error class.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * const code: PaymentConnect.PaymentConnectErrorCode = "ERR_PC_SIGNATURE_REJECTED"
- * ```
- */
-export type PaymentConnectErrorCode =
-  | "ERR_PC_SIGNATURE_REJECTED"
-  | "ERR_PC_INVALID_REQUEST"
-  | "ERR_PC_DUPLICATE_ORDER"
-  | "ERR_PC_RATE_LIMITED"
-  | "ERR_PC_SERVER_ERROR"
-  | "ERR_PC_TRANSPORT"
-  | "ERR_PC_TIMEOUT"
-  | "ERR_PC_UNEXPECTED_RESPONSE"
-  | "ERR_PC_CONFIGURATION"
-  | "ERR_PC_CALLBACK_VERIFICATION"
-
-/**
- * The base class of every error the Promise client throws: `code` is stable to switch on, the
- * message names the cause and never contains keys or signatures, `cause` is the Effect error.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * try {
- *   await client.createOrder({ orderId: "M-1", amount: "10.00", currency: "USD" })
- * } catch (error) {
- *   if (error instanceof PaymentConnect.PaymentConnectError) console.error(error.code, error.message)
- * }
- * ```
- */
-export class PaymentConnectError extends Error {
-  constructor(
-    readonly code: PaymentConnectErrorCode,
-    message: string,
-    options?: { readonly cause?: unknown }
-  ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
-    this.name = new.target.name
-  }
-}
-
-/**
- * The service refused the signature (`signError`); never retried. `hint` names the likely cause,
- * `clockSkewMs` is `local now - server Date` when known.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.SignatureRejectedError) console.error(error.hint)
- * ```
- */
-export class SignatureRejectedError extends PaymentConnectError {
-  readonly serverMessage: string
-  readonly keyVersion: number
-  readonly clockSkewMs: number | undefined
-  readonly hint: string | undefined
-  readonly requestId: string | undefined
-  constructor(error: PaymentClientError.SignatureRejected) {
-    super("ERR_PC_SIGNATURE_REJECTED", error.message, { cause: error })
-    this.serverMessage = error.serverMessage
-    this.keyVersion = error.keyVersion
-    this.clockSkewMs = error.clockSkewMs
-    this.hint = error.hint
-    this.requestId = error.requestId
-  }
-}
-
-/**
- * The request is invalid, found locally (`source: "local"`, before any network call) or by the
- * service (`paramError` and friends); `field` names the field when known. Never retried.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.InvalidRequestError) console.error(error.field)
- * ```
- */
-export class InvalidRequestError extends PaymentConnectError {
-  readonly source: "local" | "server"
-  readonly field: string | undefined
-  readonly serverCode: PaymentClientError.InvalidRequestCode
-  readonly requestId: string | undefined
-  constructor(error: PaymentClientError.InvalidRequest) {
-    super("ERR_PC_INVALID_REQUEST", error.message, { cause: error })
-    this.source = error.source
-    this.field = error.field
-    this.serverCode = error.code
-    this.requestId = error.requestId
-  }
-}
-
-/**
- * The orderId was already used with a different amount or currency (`duplicateOrder`).
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.DuplicateOrderError) console.error(error.orderId)
- * ```
- */
-export class DuplicateOrderError extends PaymentConnectError {
-  readonly orderId: string
-  readonly requestId: string | undefined
-  constructor(error: PaymentClientError.DuplicateOrder) {
-    super("ERR_PC_DUPLICATE_ORDER", error.message, { cause: error })
-    this.orderId = error.orderId
-    this.requestId = error.requestId
-  }
-}
-
-/**
- * Still rate limited (`rateLimited`) after the retries; `retryAfterMs` from the server's `Retry-After`.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.RateLimitedError) setTimeout(retry, error.retryAfterMs ?? 1000)
- * ```
- */
-export class RateLimitedError extends PaymentConnectError {
-  readonly retryAfterMs: number | undefined
-  readonly requestId: string | undefined
-  constructor(error: PaymentClientError.RateLimited, retryAfterMs: number | undefined) {
-    super("ERR_PC_RATE_LIMITED", error.message, { cause: error })
-    this.retryAfterMs = retryAfterMs
-    this.requestId = error.requestId
-  }
-}
-
-/**
- * The service failed (`internalError` or a 5xx envelope) after the retries.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.ServerError) console.error(error.status, error.requestId)
- * ```
- */
-export class ServerError extends PaymentConnectError {
-  readonly status: number
-  readonly requestId: string | undefined
-  constructor(error: PaymentClientError.ServerError) {
-    super("ERR_PC_SERVER_ERROR", error.message, { cause: error })
-    this.status = error.status
-    this.requestId = error.requestId
-  }
-}
-
-/**
- * The service could not be reached, or its answer not read, after the retries.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.TransportError) console.error(error.message)
- * ```
- */
-export class TransportError extends PaymentConnectError {
-  constructor(error: PaymentClientError.TransportError) {
-    super("ERR_PC_TRANSPORT", error.message, { cause: error })
-  }
-}
-
-/**
- * No answer in time: an attempt's timeout after the retries (`scope: "attempt"`), or the retry deadline.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.TimeoutError) console.error(error.scope)
- * ```
- */
-export class TimeoutError extends PaymentConnectError {
-  readonly scope: "attempt" | "deadline"
-  constructor(error: PaymentClientError.Timeout) {
-    super("ERR_PC_TIMEOUT", error.message, { cause: error })
-    this.scope = error.scope
-  }
-}
-
-/**
- * The answer is not the service's envelope (e.g. a proxy's HTML page); `excerpt` holds at most 200 characters.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.UnexpectedResponseError) console.error(error.status, error.excerpt)
- * ```
- */
-export class UnexpectedResponseError extends PaymentConnectError {
-  readonly status: number
-  readonly excerpt: string
-  readonly requestId: string | undefined
-  constructor(error: PaymentClientError.UnexpectedResponse) {
-    super("ERR_PC_UNEXPECTED_RESPONSE", error.message, { cause: error })
-    this.status = error.status
-    this.excerpt = error.excerpt
-    this.requestId = error.requestId
-  }
-}
-
-/**
- * The client or verifier is misconfigured: a bad option, a bad or weak key, an unknown key version.
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.ConfigurationError && error.reason === "WeakKey") process.exit(1)
- * ```
- */
-export class ConfigurationError extends PaymentConnectError {
-  readonly reason: PaymentClientError.ConfigurationErrorReason
-  readonly option: string | undefined
-  constructor(error: PaymentClientError.ConfigurationError) {
-    super("ERR_PC_CONFIGURATION", error.message, { cause: error })
-    this.reason = error.reason
-    this.option = error.option
-  }
-}
-
-/**
- * A refused callback; `reason` tells which check refused it (see `Callback.CallbackVerificationErrorReason`).
- *
- * @example
- * ```ts
- * import * as PaymentConnect from "@pc/client/promise"
- *
- * if (error instanceof PaymentConnect.CallbackVerificationError) console.warn(error.reason)
- * ```
- */
-export class CallbackVerificationError extends PaymentConnectError {
-  readonly reason: Callback.CallbackVerificationErrorReason
-  readonly keyVersion: number | undefined
-  constructor(error: Callback.CallbackVerificationError) {
-    super("ERR_PC_CALLBACK_VERIFICATION", error.message, { cause: error })
-    this.reason = error.reason
-    this.keyVersion = error.keyVersion
-  }
-}
-
-const toPromiseError = (
-  error: PaymentClientError.PaymentClientError | Callback.CallbackVerificationError
-): PaymentConnectError => {
-  switch (error._tag) {
-    case "SignatureRejected":
-      return new SignatureRejectedError(error)
-    case "InvalidRequest":
-      return new InvalidRequestError(error)
-    case "DuplicateOrder":
-      return new DuplicateOrderError(error)
-    case "RateLimited":
-      return new RateLimitedError(
-        error,
-        error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
-      )
-    case "ServerError":
-      return new ServerError(error)
-    case "TransportError":
-      return new TransportError(error)
-    case "Timeout":
-      return new TimeoutError(error)
-    case "UnexpectedResponse":
-      return new UnexpectedResponseError(error)
-    case "ConfigurationError":
-      return new ConfigurationError(error)
-    case "CallbackVerificationError":
-      return new CallbackVerificationError(error)
-  }
-}
+export {
+  CallbackVerificationError,
+  ConfigurationError,
+  DuplicateOrderError,
+  InvalidRequestError,
+  PaymentConnectError,
+  type PaymentConnectErrorCode,
+  RateLimitedError,
+  ServerError,
+  SignatureRejectedError,
+  TimeoutError,
+  TransportError,
+  UnexpectedResponseError
+} from "./internal/promiseErrors.js"
 
 const run = async <A>(
   effect: Effect.Effect<A, PaymentClientError.PaymentClientError | Callback.CallbackVerificationError>
@@ -335,7 +68,10 @@ export interface CallbackOptions {
   readonly platformKeys: {
     readonly [E in Environment.Environment]?: KeyRing.KeyEntries<string> | KeyRing.KeyRing<Crypto.Verifier> | undefined
   }
-  /** Default: an in-memory guard; `false` turns replay protection off. */
+  /**
+   * Default: an in-memory guard (`ReplayGuard.memory()`), made once with the client or verifier, so
+   * create those once at startup; `false` turns replay protection off.
+   */
   readonly replayGuard?: ReplayGuard.ReplayGuard | false | undefined
   /** The largest body read; default 1 MiB. */
   readonly maxBodyBytes?: number | undefined
@@ -393,20 +129,22 @@ export interface CallbackVerifierClient {
    */
   verifyCallback(input: Callback.CallbackInput): Promise<Wire.CallbackEvent>
   /**
-   * Verifies a Fetch `Request` (reads `await request.arrayBuffer()`).
+   * Verifies a Fetch `Request` (reads `request.body`, at most `maxBodyBytes`).
    * Throws {@link CallbackVerificationError}.
    */
-  verifyCallbackRequest(request: Callback.FetchRequest): Promise<Wire.CallbackEvent>
+  verifyCallbackRequest(request: CallbackHandler.FetchRequest): Promise<Wire.CallbackEvent>
   /** Verifies, runs `onEvent`, and answers 200 / 400 / 401 / 500 with an envelope-like JSON `Response`. Never throws. */
-  handleCallbackRequest(request: Callback.FetchRequest, onEvent: OnEvent): Promise<Response>
+  handleCallbackRequest(request: CallbackHandler.FetchRequest, onEvent: OnEvent): Promise<Response>
   /**
    * Verifies a Node `IncomingMessage` / Express `Request`, reading the raw body from the stream
    * (or `req.body` when `express.raw()` made it a Buffer).
    * Throws {@link CallbackVerificationError} (`BodyAlreadyParsed` when `express.json()` ran first).
    */
-  verifyNodeCallback(req: Callback.NodeRequest): Promise<Wire.CallbackEvent>
+  verifyNodeCallback(req: CallbackHandler.NodeRequest): Promise<Wire.CallbackEvent>
   /** A Node `http` / Express handler: verifies, runs `onEvent`, writes 200 / 400 / 401 / 500. Never throws. */
-  nodeCallbackHandler(onEvent: OnEvent): (req: Callback.NodeRequest, res: Callback.NodeResponse) => Promise<void>
+  nodeCallbackHandler(
+    onEvent: OnEvent
+  ): (req: CallbackHandler.NodeRequest, res: CallbackHandler.NodeResponse) => Promise<void>
 }
 
 const isRing = (value: unknown): value is KeyRing.KeyRing<Crypto.Verifier> =>
@@ -451,12 +189,12 @@ const verifierClient = (verifier: Callback.Service): CallbackVerifierClient => {
     Effect.tryPromise({ try: async () => onEvent(event), catch: (error) => error })
   return {
     verifyCallback: (input) => run(verifier.verify(input)),
-    verifyCallbackRequest: (request) => run(provide(Callback.verifyRequest(request))),
+    verifyCallbackRequest: (request) => run(provide(CallbackHandler.verifyRequest(request))),
     handleCallbackRequest: (request, onEvent) =>
-      Effect.runPromise(provide(Callback.handleRequest(request, handler(onEvent)))),
-    verifyNodeCallback: (req) => run(provide(Callback.verifyNodeRequest(req))),
+      Effect.runPromise(provide(CallbackHandler.handleRequest(request, handler(onEvent)))),
+    verifyNodeCallback: (req) => run(provide(CallbackHandler.verifyNodeRequest(req))),
     nodeCallbackHandler: (onEvent) => (req, res) =>
-      Effect.runPromise(provide(Callback.handleNodeRequest(req, res, handler(onEvent))))
+      Effect.runPromise(provide(CallbackHandler.handleNodeRequest(req, res, handler(onEvent))))
   }
 }
 
@@ -516,7 +254,7 @@ export interface PaymentClientOptions {
   /** The time one attempt may take, in milliseconds (or an Effect duration); default 10 s. */
   readonly timeout?: Duration.DurationInput | undefined
   /** Overrides of `PaymentClient.defaultRetryPolicy` (durations in milliseconds or as text). */
-  readonly retry?: Partial<PaymentClient.RetryPolicy> | undefined
+  readonly retry?: PaymentClient.RetryOptions | undefined
   /** The fetch to use; default the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Enables `verifyCallback` and the callback handlers. */
@@ -585,15 +323,10 @@ export const createPaymentClient = async (options: PaymentClientOptions): Promis
   let keys: PaymentClient.KeyOptions
   if (options.keyRing !== undefined) keys = { keyRing: options.keyRing }
   else if (options.privateKeys !== undefined) {
-    const entries: Iterable<readonly [number | string, string]> =
-      Symbol.iterator in options.privateKeys
-        ? (options.privateKeys as Iterable<readonly [number, string]>)
-        : Object.entries(options.privateKeys as { readonly [version: number]: string })
+    const entries = keyEntries(options.privateKeys, "privateKeys")
+    if (Either.isLeft(entries)) throw new ConfigurationError(entries.left)
     // Wrapped at once, so that the PEM text never appears in an inspected or logged option.
-    const privateKeys = Array.from(entries, ([version, pem]) => {
-      const n = typeof version === "number" ? version : /^[1-9][0-9]*$/.test(version) ? Number(version) : Number.NaN
-      return [n, Redacted.make(pem)] as const
-    })
+    const privateKeys = entries.right.map(([version, pem]) => [version, Redacted.make(pem)] as const)
     keys = { crypto: options.crypto ?? WebCrypto, privateKeys, currentKeyVersion: options.currentKeyVersion }
   } else {
     throw configurationError("privateKeys", "give privateKeys (PEM by version), or a keyRing of signers")

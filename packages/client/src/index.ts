@@ -1,12 +1,13 @@
 /**
  * @pc/client: the Merchant Payment Connect client. `PaymentClient` (an Effect service) creates
- * orders with signed, retried requests; `Callback` verifies the service's signed callbacks;
- * `Promise` offers both to code that does not use Effect (also importable alone as
- * `@pc/client/promise`).
+ * orders with signed, retried requests; `Callback` verifies the service's signed callbacks and
+ * `CallbackHandler` serves them over Fetch or Node HTTP; `Promise` offers both to code that does
+ * not use Effect (also importable alone as `@pc/client/promise`).
  *
  * @since 0.1.0
  */
 export * as Callback from "./Callback.js"
+export * as CallbackHandler from "./CallbackHandler.js"
 export * as PaymentClient from "./PaymentClient.js"
 export * as PaymentClientError from "./PaymentClientError.js"
 export * as Promise from "./Promise.js"

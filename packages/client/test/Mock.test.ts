@@ -12,6 +12,7 @@ import { Duration, Effect, Either, Logger, Redacted } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import * as Callback from "../src/Callback.js"
+import * as CallbackHandler from "../src/CallbackHandler.js"
 import * as PaymentClient from "../src/PaymentClient.js"
 import type * as PaymentClientError from "../src/PaymentClientError.js"
 import * as PaymentConnect from "../src/Promise.js"
@@ -231,7 +232,7 @@ const nodeHandler =
   (verifier: () => Callback.Service, events: Array<Wire.CallbackEvent>) =>
   (req: IncomingMessage, res: ServerResponse) =>
     Effect.runPromise(
-      Callback.handleNodeRequest(req, res, (event) => Effect.sync(() => events.push(event))).pipe(
+      CallbackHandler.handleNodeRequest(req, res, (event) => Effect.sync(() => events.push(event))).pipe(
         Effect.provideService(Callback.CallbackVerifier, verifier()),
         Effect.provide(quiet)
       )
@@ -247,7 +248,7 @@ const fetchHandler =
     const headers = Object.entries(headersOf(req)).filter(([name]) => !HOP_BY_HOP.has(name))
     const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method ?? "POST", headers, body })
     const response = await Effect.runPromise(
-      Callback.handleRequest(request, (event) => Effect.sync(() => events.push(event))).pipe(
+      CallbackHandler.handleRequest(request, (event) => Effect.sync(() => events.push(event))).pipe(
         Effect.provideService(Callback.CallbackVerifier, verifier()),
         Effect.provide(quiet)
       )
@@ -539,7 +540,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
 
   describe("callbacks from the mock", () => {
     it(
-      "Node adapter (Callback.handleNodeRequest): a typed order.paid event; the delivery is delivered",
+      "Node adapter (CallbackHandler.handleNodeRequest): a typed order.paid event; the delivery is delivered",
       async () => {
         const events: Array<Wire.CallbackEvent> = []
         const refusals: Array<Callback.CallbackVerificationErrorReason> = []
@@ -569,7 +570,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
     )
 
     it(
-      "Fetch adapter (Callback.handleRequest) on a Request built from the raw body",
+      "Fetch adapter (CallbackHandler.handleRequest) on a Request built from the raw body",
       async () => {
         const events: Array<Wire.CallbackEvent> = []
         const refusals: Array<Callback.CallbackVerificationErrorReason> = []
@@ -601,7 +602,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
           // What a JSON body parser followed by JSON.stringify hands on: the same data, other bytes.
           const body = passRawBody ? raw : JSON.stringify(JSON.parse(raw.toString("utf8")), null, 2)
           const verified = await Effect.runPromise(Effect.either(verifier.verify({ headers: req.headers, body })))
-          const answer = Callback.answerOf(Either.isLeft(verified) ? verified.left : undefined)
+          const answer = CallbackHandler.answerOf(Either.isLeft(verified) ? verified.left : undefined)
           res.writeHead(answer.status, { "content-type": "application/json" })
           res.end(answer.body)
         })

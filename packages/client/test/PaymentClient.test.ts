@@ -2,9 +2,10 @@ import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Canonical, KeyRing } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { ConfigProvider, Duration, Effect, Fiber, Layer, Redacted, Schedule, TestClock } from "effect"
+import { Chunk, ConfigProvider, Duration, Effect, Fiber, Layer, Redacted, Schedule, TestClock } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { inspect } from "node:util"
 import * as PaymentClient from "../src/PaymentClient.js"
 import type { PaymentClientError } from "../src/PaymentClientError.js"
 import { type Attempt, type Reply, startFaultServer, success } from "./support/FaultServer.js"
@@ -308,6 +309,27 @@ describe("createOrder: faults and retries", () => {
     })
   )
 
+  it.scopedLive("an HTTP-date Retry-After is measured against the server's Date header, not the local clock", () =>
+    Effect.gen(function* () {
+      // The server's clock is an hour ahead of ours: against the local clock the wait would be an
+      // hour and a second, past the deadline; on the server's clock it is one second.
+      const server = yield* faultServer((attempt, index) => {
+        if (index > 0) return success(attempt)
+        const serverNow = Date.now() + 60 * 60 * 1000
+        return envelope(429, "rateLimited", "slow down", {
+          date: new Date(serverNow).toUTCString(),
+          "retry-after": new Date(serverNow + 1000).toUTCString()
+        })
+      })
+      const client = yield* clientFor(server.url)
+      yield* client.createOrder(input)
+      expect(server.attempts).toHaveLength(2)
+      const waited = server.attempts[1]!.at - server.attempts[0]!.at
+      expect(waited).toBeGreaterThanOrEqual(990)
+      expect(waited).toBeLessThan(5000)
+    })
+  )
+
   it.scopedLive("a Retry-After past the deadline fails at once with RateLimited carrying retryAfter", () =>
     Effect.gen(function* () {
       const server = yield* faultServer(() => envelope(429, "rateLimited", "slow down", { "retry-after": "120" }))
@@ -318,6 +340,18 @@ describe("createOrder: faults and retries", () => {
       expect(server.attempts).toHaveLength(1)
       expect(error.retryAfter && Duration.toMillis(error.retryAfter)).toBe(120_000)
       expect(error.serverMessage).toBe("slow down")
+    })
+  )
+
+  it.scopedLive("a 503 whose Retry-After ends past the deadline fails at once with its own error (ServerError)", () =>
+    Effect.gen(function* () {
+      const server = yield* faultServer(() => envelope(503, "internalError", "maintenance", { "retry-after": "120" }))
+      const client = yield* clientFor(server.url)
+      const started = Date.now()
+      const error = expectTag(yield* Effect.flip(client.createOrder(input)), "ServerError")
+      expect(Date.now() - started).toBeLessThan(1000)
+      expect(server.attempts).toHaveLength(1)
+      expect(error.status).toBe(503)
     })
   )
 
@@ -358,8 +392,8 @@ describe("createOrder: faults and retries", () => {
       )
       const client = yield* clientFor(server.url)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "SignatureRejected")
-      expect(error.clockSkewMs).toBeGreaterThan(9.9 * 60 * 1000)
-      expect(error.clockSkewMs).toBeLessThan(10.1 * 60 * 1000)
+      expect(error.localClockAheadMs).toBeGreaterThan(9.9 * 60 * 1000)
+      expect(error.localClockAheadMs).toBeLessThan(10.1 * 60 * 1000)
       expect(error.hint).toMatch(/clock is 6\d\d s ahead of the server's/)
       expect(error.message).toMatch(/NTP/)
     })
@@ -374,7 +408,7 @@ describe("createOrder: faults and retries", () => {
       )
       const client = yield* clientFor(server.url)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "SignatureRejected")
-      expect(error.clockSkewMs).toBeLessThan(-9.9 * 60 * 1000)
+      expect(error.localClockAheadMs).toBeLessThan(-9.9 * 60 * 1000)
       expect(error.hint).toMatch(/behind the server's/)
     })
   )
@@ -483,16 +517,31 @@ describe("createOrder: faults and retries", () => {
     })
   )
 
-  it.scopedLive("messages never carry the private key or the full signature", () =>
+  it.scopedLive("a 502 page echoing the request headers: the signature is redacted from every field and message", () =>
     Effect.gen(function* () {
-      const server = yield* faultServer(() => envelope(401, "signError", "signature verification failed: bad"))
-      const client = yield* clientFor(server.url)
-      const error = yield* Effect.flip(client.createOrder(input))
+      // A proxy's debug page that lists the request's X-R headers, the signature first.
+      const server = yield* faultServer((attempt) => ({
+        kind: "raw",
+        status: 502,
+        contentType: "text/html",
+        body:
+          `<html><title>502 Bad Gateway</title><pre>` +
+          ["x-r-signature", "x-r-ak", "x-r-ts", "x-r-key-version"]
+            .map((name) => `${name}: ${String(attempt.headers[name])}`)
+            .join("\n") +
+          `</pre></html>`
+      }))
+      const client = yield* clientFor(server.url, { retry: { maxAttempts: 1 } })
+      const error = expectTag(yield* Effect.flip(client.createOrder(input)), "UnexpectedResponse")
       const signature = server.attempts[0]!.signature!
       const pemLine = merchantV1.privatePkcs8Pem.split("\n")[1]!
-      for (const text of [error.message, JSON.stringify(error), String(error)]) {
-        expect(text).not.toContain(signature)
-        expect(text).not.toContain(signature.slice(0, 40))
+      const inspected = inspect(error, { depth: 10 })
+      // The page did reach the excerpt and the message: the signature was there to leak.
+      expect(error.excerpt).toContain("x-r-signature: [redacted base64] x-r-ak: " + APP_KEY)
+      expect(inspected).toContain("[redacted base64]")
+      for (const text of [inspected, error.message, error.excerpt, JSON.stringify(error), String(error)]) {
+        expect(text).not.toContain(signature.slice(0, 24))
+        expect(text).not.toContain(signature.slice(-24))
         expect(text).not.toContain(pemLine)
       }
     })
@@ -508,11 +557,14 @@ describe("createOrder with the TestClock", () => {
       )
       const client = yield* clientFor(server.url, { retry: { deadline: "10 minutes", jitter: false } })
       const fiber = yield* Effect.fork(client.createOrder(input))
-      while (server.attempts.length < 1) yield* realSleep(5)
+      // Wait, however long the machine takes, until the retry loop sleeps until Retry-After.
+      const retryAt = 1_763_712_000_000 + 120_000
+      while (!Chunk.toReadonlyArray(yield* TestClock.sleeps()).includes(retryAt)) yield* realSleep(5)
+      expect(server.attempts).toHaveLength(1)
       expect(server.attempts[0]!.timestamp).toBe("1763712000000")
-      yield* realSleep(50)
       yield* TestClock.adjust("119 seconds")
-      yield* realSleep(100)
+      // Still asleep: the wait ends at Retry-After, not before.
+      expect(Chunk.toReadonlyArray(yield* TestClock.sleeps())).toContain(retryAt)
       expect(server.attempts).toHaveLength(1)
       yield* TestClock.adjust("1 second")
       const result = yield* Fiber.join(fiber)
@@ -589,6 +641,54 @@ describe("make: configuration errors", () => {
         expect(error.reason).toBe("InvalidOption")
         expect(error.option).toBe(option)
       }
+    })
+  )
+
+  it.effect("a baseUrl with a path or user info is refused: the path could not be signed", () =>
+    Effect.gen(function* () {
+      for (const baseUrl of ["https://gw.example.com/pay", "https://gw.example.com/pay/", "https://gw.example.com//"]) {
+        const error = yield* fail({ ...base, keyRing: signersV1, baseUrl })
+        expect(error.reason).toBe("InvalidOption")
+        expect(error.option).toBe("baseUrl")
+        expect(error.message).toContain("/openapi/v2/")
+        expect(error.message).toMatch(/gateway prefix .* cannot be signed/)
+      }
+      const credentials = yield* fail({
+        ...base,
+        keyRing: signersV1,
+        baseUrl: "https://merchant:s3cret@gw.example.com"
+      })
+      expect(credentials.option).toBe("baseUrl")
+      expect(credentials.message).toMatch(/user info/)
+      expect(credentials.message).not.toContain("s3cret")
+      // A bare origin, with or without the trailing slash, is what it takes.
+      const client = yield* PaymentClient.make({
+        ...base,
+        keyRing: signersV1,
+        baseUrl: "https://gw.example.com/"
+      }).pipe(Effect.provide(FetchHttpClient.layer))
+      expect(client.baseUrl).toBe("https://gw.example.com")
+    })
+  )
+
+  it.scopedLive("retry fields given as undefined keep their defaults", () =>
+    Effect.gen(function* () {
+      const server = yield* faultServer((attempt, index) =>
+        index < 3 ? envelope(503, "internalError", "busy") : success(attempt)
+      )
+      // What `{ maxAttempts: settings.maxAttempts }` gives when the setting is absent.
+      const retry: PaymentClient.RetryOptions = {
+        maxAttempts: undefined,
+        jitter: undefined,
+        baseDelay: 10,
+        maxDelay: 20
+      }
+      const client = yield* PaymentClient.make({ ...base, baseUrl: server.url, keyRing: signersV1, retry }).pipe(
+        Effect.provide(FetchHttpClient.layer)
+      )
+      yield* client.createOrder(input)
+      // The default of 4 attempts applied.
+      expect(server.attempts).toHaveLength(4)
     })
   )
 

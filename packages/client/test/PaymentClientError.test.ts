@@ -8,7 +8,7 @@ const errors = {
     serverMessage: "signature verification failed: x",
     status: 401,
     keyVersion: 1,
-    clockSkewMs: undefined,
+    localClockAheadMs: undefined,
     hint: undefined,
     requestId: undefined
   }),

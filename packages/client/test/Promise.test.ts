@@ -161,15 +161,17 @@ describe("createPaymentClient: createOrder", () => {
     const rate = await errorOf("rate")
     expect(rate).toBeInstanceOf(PaymentConnect.RateLimitedError)
     expect((rate as PaymentConnect.RateLimitedError).retryAfterMs).toBe(3_600_000)
+    expect((rate as PaymentConnect.RateLimitedError).serverMessage).toBe("slow")
     const hang = await errorOf("hang")
     expect(hang).toBeInstanceOf(PaymentConnect.TimeoutError)
     expect((hang as PaymentConnect.TimeoutError).code).toBe("ERR_PC_TIMEOUT")
+    expect((hang as PaymentConnect.TimeoutError).timeoutMs).toBe(200)
     const html = await errorOf("html")
     expect(html).toBeInstanceOf(PaymentConnect.UnexpectedResponseError)
-    expect((html as PaymentConnect.UnexpectedResponseError).status).toBe(502)
-    expect((html as PaymentConnect.UnexpectedResponseError).excerpt).toBe("<html>Bad Gateway</html>")
+    expect(html).toMatchObject({ status: 502, contentType: "text/html", excerpt: "<html>Bad Gateway</html>" })
     const boom = await errorOf("boom")
     expect(boom).toBeInstanceOf(PaymentConnect.ServerError)
+    expect(boom).toMatchObject({ code: "ERR_PC_SERVER_ERROR", serverCode: "internalError", serverMessage: "boom" })
   })
 
   it("an unreachable service throws TransportError", async () => {
@@ -204,6 +206,16 @@ describe("createPaymentClient: configuration", () => {
     ]) {
       expect(await rejection(PaymentConnect.createPaymentClient(bad))).toBeInstanceOf(PaymentConnect.ConfigurationError)
     }
+  })
+
+  it("a key version that is not a number is named in the error", async () => {
+    const privateKeys: Record<string, string> = { v1: keyOf("merchant-v1").privatePkcs8Pem }
+    const error = await rejection(
+      PaymentConnect.createPaymentClient({ ...options("http://127.0.0.1:4010"), privateKeys })
+    )
+    expect(error).toBeInstanceOf(PaymentConnect.ConfigurationError)
+    expect((error as PaymentConnect.ConfigurationError).message).toContain('key version "v1" is not a natural number')
+    expect((error as PaymentConnect.ConfigurationError).option).toBe("privateKeys")
   })
 
   it("accepts a ready-made key ring of signers", async () => {
@@ -241,13 +253,19 @@ describe("createPaymentClient: callbacks", () => {
       [signed(body, "platform-production-v1", Date.now() - 6 * 60 * 1000), body, "StaleTimestamp"],
       [signed(body).then((h) => ({ ...h, "X-R-Key-Version": "9" })), body, "UnknownKeyVersion"]
     ]
+    const errors: Array<PaymentConnect.CallbackVerificationError> = []
     for (const [headers, sent, reason] of cases) {
       const error = await rejection(client.verifyCallback({ headers: await headers, body: sent }))
       expect(error).toBeInstanceOf(PaymentConnect.CallbackVerificationError)
       expect(error).toBeInstanceOf(PaymentConnect.PaymentConnectError)
       expect((error as PaymentConnect.CallbackVerificationError).reason).toBe(reason)
       expect((error as PaymentConnect.CallbackVerificationError).code).toBe("ERR_PC_CALLBACK_VERIFICATION")
+      errors.push(error as PaymentConnect.CallbackVerificationError)
     }
+    const stale = errors[2]!
+    expect(stale).toMatchObject({ environment: "production", header: "X-R-Ts", keyVersion: 1 })
+    expect(stale.localClockAheadMs).toBeGreaterThanOrEqual(6 * 60 * 1000)
+    expect(stale.localClockAheadMs).toBeLessThan(7 * 60 * 1000)
     const headers = await signed(body)
     await client.verifyCallback({ headers, body })
     const replay = await rejection(client.verifyCallback({ headers, body }))

@@ -2,12 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import * as ReplayGuard from "../src/ReplayGuard.js"
 
 const WINDOW = 5 * 60 * 1000
+const TTL = 10 * 60 * 1000
 const entry = (key: string, receivedAt: number, timestamp = receivedAt): ReplayGuard.ReplayEntry => ({
   key,
+  appKey: "78e6ac0e-e0bc-458a-bd0b-3fcbd6ace6b4",
   environment: "production",
   keyVersion: 1,
   timestamp,
-  signature: "c2ln",
   eventId: "evt_01",
   receivedAt,
   expiresAt: timestamp + WINDOW
@@ -24,8 +25,8 @@ describe("ReplayGuard.memory", () => {
   it("keeps an entry for ttlMs (default 10 minutes), then forgets it", () => {
     const guard = ReplayGuard.memory()
     guard.seenBefore(entry("a", 0))
-    expect(guard.seenBefore(entry("a", 10 * 60 * 1000 - 1))).toBe(true)
-    expect(guard.seenBefore(entry("a", 10 * 60 * 1000))).toBe(false)
+    expect(guard.seenBefore(entry("a", TTL - 1))).toBe(true)
+    expect(guard.seenBefore(entry("a", TTL))).toBe(false)
   })
 
   it("never forgets before the timestamp leaves the window, whatever the ttl", () => {
@@ -35,23 +36,40 @@ describe("ReplayGuard.memory", () => {
     expect(guard.seenBefore(entry("a", 8 * 60 * 1000))).toBe(true)
   })
 
-  it("drops the oldest entries beyond maxEntries", () => {
+  it("full of live entries: refuses a new delivery (throws) rather than forgetting one a replay could reuse", () => {
     const guard = ReplayGuard.memory({ maxEntries: 2 })
     guard.seenBefore(entry("a", 0))
     guard.seenBefore(entry("b", 1))
-    guard.seenBefore(entry("c", 2))
+    expect(() => guard.seenBefore(entry("c", 2))).toThrow(/replay guard is full: 2 deliveries/)
     expect(guard.size()).toBe(2)
-    expect(guard.seenBefore(entry("c", 3))).toBe(true)
-    expect(guard.seenBefore(entry("a", 4))).toBe(false)
+    // Both live entries are still known: replays of them are refused.
+    expect(guard.seenBefore(entry("a", 3))).toBe(true)
+    expect(guard.seenBefore(entry("b", 4))).toBe(true)
+    // Once the oldest has expired, there is room again.
+    expect(guard.seenBefore(entry("c", TTL))).toBe(false)
+    expect(guard.seenBefore(entry("b", TTL))).toBe(true)
+    expect(guard.size()).toBe(2)
   })
 
-  it("sweeps expired entries", () => {
-    const guard = ReplayGuard.memory({ maxEntries: 3 })
+  it("sweeps expired entries from the oldest on, as deliveries arrive", () => {
+    const guard = ReplayGuard.memory()
     guard.seenBefore(entry("a", 0))
     guard.seenBefore(entry("b", 0))
-    guard.seenBefore(entry("c", 0))
-    guard.seenBefore(entry("d", 60 * 60 * 1000))
+    guard.seenBefore(entry("c", 60_000))
+    guard.seenBefore(entry("d", TTL + 1))
+    // a and b expired at TTL; c (until TTL + 1 minute) is live and ends the sweep.
+    expect(guard.size()).toBe(2)
+    guard.seenBefore(entry("e", 60 * 60 * 1000))
     expect(guard.size()).toBe(1)
+  })
+
+  it("a key whose entry expired but was not swept yet is accepted again", () => {
+    const guard = ReplayGuard.memory({ ttlMs: WINDOW })
+    // b arrives first but expires last (its timestamp is 4 minutes ahead): it holds the sweep up.
+    guard.seenBefore(entry("b", 0, 4 * 60 * 1000))
+    guard.seenBefore(entry("a", 1000))
+    expect(guard.seenBefore(entry("a", WINDOW + 1000))).toBe(false)
+    expect(guard.seenBefore(entry("a", WINDOW + 2000))).toBe(true)
   })
 
   it("refuses a ttl shorter than the window and a maxEntries under 1", () => {

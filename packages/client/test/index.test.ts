@@ -5,6 +5,7 @@ describe("index", () => {
   it("exports one namespace per module", () => {
     expect(Object.keys(Client).sort()).toEqual([
       "Callback",
+      "CallbackHandler",
       "PaymentClient",
       "PaymentClientError",
       "Promise",
@@ -13,7 +14,9 @@ describe("index", () => {
     expect(typeof Client.PaymentClient.make).toBe("function")
     expect(typeof Client.PaymentClient.layer).toBe("function")
     expect(typeof Client.PaymentClient.layerConfig).toBe("function")
-    expect(typeof Client.Callback.verifyRequest).toBe("function")
+    expect(typeof Client.Callback.make).toBe("function")
+    expect(typeof Client.CallbackHandler.verifyRequest).toBe("function")
+    expect(typeof Client.CallbackHandler.handleNodeRequest).toBe("function")
     expect(typeof Client.Promise.createPaymentClient).toBe("function")
     expect(typeof Client.ReplayGuard.memory).toBe("function")
   })

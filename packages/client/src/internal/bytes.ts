@@ -2,22 +2,28 @@
 
 const encoder = /* @__PURE__ */ new TextEncoder()
 
+// Made once: a decoder that is not streaming keeps no state between decode() calls.
+const strictDecoder = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
 /** The UTF-8 bytes of a string. */
 export const utf8 = (text: string): Uint8Array => encoder.encode(text)
 
 /** Decodes strict UTF-8; `undefined` for invalid bytes, so nothing is silently replaced. */
 export const decodeUtf8 = (bytes: Uint8Array): string | undefined => {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes)
+    return strictDecoder.decode(bytes)
   } catch {
     return undefined
   }
 }
 
-/** `a` followed by `b`, in a new array. */
-export const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(a.length + b.length)
-  out.set(a, 0)
-  out.set(b, a.length)
+/** The chunks one after the other in one new array of `size` bytes (their total length). */
+export const joinChunks = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.length
+  }
   return out
 }

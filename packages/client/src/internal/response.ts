@@ -33,9 +33,20 @@ export interface ResponseFacts {
 
 const EXCERPT_LENGTH = 200
 
-/** At most 200 characters of a body, whitespace collapsed, for messages and logs. */
+// A run of 100 or more Base64 characters: an RSA signature (344 characters for 2048 bits) or key
+// material. A proxy's error page that echoes the request headers would otherwise put X-R-Signature
+// into messages and logs; nothing the service says legitimately looks like this.
+const BASE64_RUN = /[A-Za-z0-9+/=]{100,}/g
+
+/** `text` with every long Base64 run replaced by `[redacted base64]`. */
+export const redactBase64 = (text: string): string => text.replace(BASE64_RUN, "[redacted base64]")
+
+/**
+ * At most 200 characters of a body, whitespace collapsed and long Base64 runs redacted (before the
+ * cut, so that no prefix of a signature survives it), for messages and logs.
+ */
 export const excerpt = (text: string): string => {
-  const collapsed = text.replace(/\s+/g, " ").trim()
+  const collapsed = redactBase64(text.replace(/\s+/g, " ").trim())
   return collapsed.length > EXCERPT_LENGTH ? `${collapsed.slice(0, EXCERPT_LENGTH - 1)}…` : collapsed
 }
 
@@ -78,11 +89,15 @@ const parseEnvelope = (text: string): Wire.Envelope<unknown> | undefined => {
 const minutes = Timestamp.WINDOW_MS / 60_000
 
 /** The likely cause of a signError, from the server's message and the clock skew. */
-const signatureHint = (serverMessage: string, keyVersion: number, skewMs: number | undefined): string | undefined => {
-  if (skewMs !== undefined && Math.abs(skewMs) > Timestamp.WINDOW_MS) {
-    const seconds = Math.round(Math.abs(skewMs) / 1000)
+const signatureHint = (
+  serverMessage: string,
+  keyVersion: number,
+  localClockAheadMs: number | undefined
+): string | undefined => {
+  if (localClockAheadMs !== undefined && Math.abs(localClockAheadMs) > Timestamp.WINDOW_MS) {
+    const seconds = Math.round(Math.abs(localClockAheadMs) / 1000)
     return (
-      `this machine's clock is ${seconds} s ${skewMs > 0 ? "ahead of" : "behind"} the server's (its Date header), ` +
+      `this machine's clock is ${seconds} s ${localClockAheadMs > 0 ? "ahead of" : "behind"} the server's (its Date header), ` +
       `outside the ${minutes} minute window X-R-TS must lie in: synchronise the clock (NTP)`
     )
   }
@@ -123,7 +138,7 @@ export const classifyCreateOrder = (
   context: { readonly nowMs: number; readonly keyVersion: number; readonly orderId: string }
 ): Either.Either<Wire.CreateOrderResult, AttemptFailure> => {
   const requestId = facts.headers["x-request-id"]
-  const retryAfterMs = parseRetryAfter(facts.headers["retry-after"], context.nowMs)
+  const retryAfterMs = parseRetryAfter(facts.headers["retry-after"], context.nowMs, facts.headers.date)
   const contentType = facts.headers["content-type"]
   const envelope = parseEnvelope(facts.text)
   const fail = (error: PaymentClientError) => Either.left<AttemptFailure>({ error, retryAfterMs })
@@ -147,8 +162,9 @@ export const classifyCreateOrder = (
     )
   }
 
-  const serverMessage = envelope.msg ?? ""
-  const code = envelope.code
+  // The service's own text, scrubbed like the excerpt: it goes into messages and logs.
+  const serverMessage = redactBase64(envelope.msg ?? "")
+  const code = redactBase64(envelope.code)
   if (code === "SUCCESS") {
     const result = decodeResult(envelope.data)
     if (Either.isRight(result)) return Either.right(result.right)
@@ -157,8 +173,8 @@ export const classifyCreateOrder = (
   if (code === "signError") {
     const date = facts.headers.date
     const serverTime = date === undefined ? Number.NaN : Date.parse(date)
-    const clockSkewMs = Number.isFinite(serverTime) ? context.nowMs - serverTime : undefined
-    const hint = signatureHint(serverMessage, context.keyVersion, clockSkewMs)
+    const localClockAheadMs = Number.isFinite(serverTime) ? context.nowMs - serverTime : undefined
+    const hint = signatureHint(serverMessage, context.keyVersion, localClockAheadMs)
     return fail(
       new SignatureRejected({
         message:
@@ -168,7 +184,7 @@ export const classifyCreateOrder = (
         serverMessage,
         status: facts.status,
         keyVersion: context.keyVersion,
-        clockSkewMs,
+        localClockAheadMs,
         hint,
         requestId
       })

@@ -1,21 +1,34 @@
 // The arithmetic of the retry loop: exponential backoff with jitter, and Retry-After.
 
+// Only a date that names a weekday or month is an HTTP date; Date.parse is lenient otherwise.
+const httpDate = (text: string): number | undefined => {
+  if (!/[A-Za-z]{3}/.test(text)) return undefined
+  const at = Date.parse(text)
+  return Number.isFinite(at) ? at : undefined
+}
+
 /**
- * Parses `Retry-After` (RFC 9110 10.2.3): delay-seconds, or an HTTP date. Returns milliseconds from
- * `nowMs` (0 for a date in the past), or `undefined` when absent or unreadable.
+ * Parses `Retry-After` (RFC 9110 10.2.3): delay-seconds, or an HTTP date. Returns milliseconds to
+ * wait (0 for a date in the past), or `undefined` when absent or unreadable. An HTTP date is a time
+ * on the server's clock: it is measured against the response's `Date` header (`serverDate`) when
+ * there is one, and against `nowMs` (the local clock) only otherwise, so that a local clock that is
+ * off neither shortens nor stretches the wait.
  */
-export const parseRetryAfter = (value: string | undefined, nowMs: number): number | undefined => {
+export const parseRetryAfter = (
+  value: string | undefined,
+  nowMs: number,
+  serverDate?: string | undefined
+): number | undefined => {
   if (value === undefined) return undefined
   const text = value.trim()
   if (/^[0-9]+$/.test(text)) {
     const seconds = Number(text)
     return Number.isSafeInteger(seconds) ? seconds * 1000 : undefined
   }
-  // Only a date that names a weekday or month is an HTTP date; Date.parse is lenient otherwise.
-  if (!/[A-Za-z]{3}/.test(text)) return undefined
-  const at = Date.parse(text)
-  if (!Number.isFinite(at)) return undefined
-  return Math.max(0, at - nowMs)
+  const at = httpDate(text)
+  if (at === undefined) return undefined
+  const serverNow = serverDate === undefined ? undefined : httpDate(serverDate.trim())
+  return Math.max(0, at - (serverNow ?? nowMs))
 }
 
 /** The delays of the retry loop, in milliseconds. */

@@ -2,12 +2,11 @@
 // so every execution of the request (every retry, ours or a retryTransient added through
 // transformClient) takes a fresh timestamp from Clock and a fresh signature.
 import type { Crypto, KeyRing } from "@pc/core"
-import { Headers } from "@pc/core"
+import { Canonical, Headers } from "@pc/core"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { concat, utf8 } from "./bytes.js"
 
 /** Marks a RequestError whose cause is the signer itself (not the network), so it maps to a configuration error. */
 export class SigningFailure {
@@ -28,12 +27,11 @@ const bodyBytes = (request: HttpClientRequest.HttpClientRequest): Uint8Array | u
 }
 
 /**
- * The request mapper. `basePath` is the path of the configured base URL ("" for a bare origin):
- * the spec's http-uri is the API path (`/openapi/v2/order/create`), so a gateway prefix in the
- * base URL is sent but not signed.
+ * The request mapper. The spec's http-uri is the path as sent (`/openapi/v2/order/create`); the
+ * client refuses a base URL with a path of its own, so the path sent is the path signed.
  */
 export const requestSigner =
-  (options: { readonly appKey: string; readonly keyRing: KeyRing.KeyRing<Crypto.Signer>; readonly basePath: string }) =>
+  (options: { readonly appKey: string; readonly keyRing: KeyRing.KeyRing<Crypto.Signer> }) =>
   (
     request: HttpClientRequest.HttpClientRequest
   ): Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.RequestError> =>
@@ -46,20 +44,15 @@ export const requestSigner =
           description: `a ${request.body._tag} body cannot be signed; send the exact bytes as a Uint8Array body`
         })
       }
-      let pathname: string
+      let path: string
       try {
-        pathname = new URL(request.url).pathname
+        path = new URL(request.url).pathname
       } catch (cause) {
         return yield* new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause })
       }
-      const path =
-        options.basePath !== "" && pathname.startsWith(options.basePath)
-          ? pathname.slice(options.basePath.length)
-          : pathname
       const timestamp = yield* Clock.currentTimeMillis
-      const method = request.method.toUpperCase()
-      // Sign the exact bytes that are sent: prefix as UTF-8, then the body untouched (spec 5.3).
-      const message = concat(utf8(`${method} ${path}\n${options.appKey}.${timestamp}.`), body)
+      // The exact bytes that are sent: the prefix as UTF-8, then the body untouched (spec 5.3).
+      const message = Canonical.requestBytesToSign(request.method.toUpperCase(), path, options.appKey, timestamp, body)
       const version = options.keyRing.current
       const signer = options.keyRing.currentKey
       const signature = yield* Effect.tryPromise({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { classifyCreateOrder, excerpt, fieldFromMessage } from "../../src/internal/response.js"
+import { classifyCreateOrder, excerpt, fieldFromMessage, redactBase64 } from "../../src/internal/response.js"
 
 describe("fieldFromMessage", () => {
   it.each([
@@ -25,9 +25,18 @@ describe("fieldFromMessage", () => {
 describe("excerpt", () => {
   it("collapses whitespace and cuts at 200 characters", () => {
     expect(excerpt("  a \n\n b  ")).toBe("a b")
-    const long = excerpt("x".repeat(1000))
+    const long = excerpt("x-".repeat(500))
     expect(long.length).toBe(200)
     expect(long.endsWith("…")).toBe(true)
+  })
+
+  it("redacts runs of 100+ Base64 characters before the cut, so no prefix of a signature survives", () => {
+    const signature = `${"AbC0+/".repeat(57)}==` // 344 characters, like an RSA-2048 signature
+    expect(redactBase64(`sig: ${signature} ok`)).toBe("sig: [redacted base64] ok")
+    expect(excerpt(`${"<p>".repeat(60)}${signature}`)).toBe(`${"<p>".repeat(60)}[redacted base64]`)
+    // Shorter runs (ids, words) stay.
+    const id = "a".repeat(99)
+    expect(redactBase64(`id ${id}`)).toBe(`id ${id}`)
   })
 })
 
@@ -61,6 +70,11 @@ describe("classifyCreateOrder", () => {
     expect(tagOf(classify(200, "[]"))).toBe("UnexpectedResponse")
     expect(tagOf(classify(200, { code: 1, msg: null, data: null }))).toBe("UnexpectedResponse")
     expect(tagOf(classify(502, "<html>Bad Gateway</html>"))).toBe("UnexpectedResponse")
+  })
+
+  it("redacts Base64 runs from the server's msg too", () => {
+    const result = classify(500, { code: "internalError", msg: `bad signature ${"Zm9v".repeat(40)}`, data: null })
+    expect(Either.isLeft(result) && result.left.error.message).toContain("bad signature [redacted base64]")
   })
 
   it("carries Retry-After for the retry loop", () => {

@@ -16,6 +16,16 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("Sat, 21 Nov 2026 07:59:00 GMT", now)).toBe(0)
   })
 
+  it("measures an HTTP date against the server's Date header when there is one", () => {
+    // The server's clock is an hour ahead of ours: its Retry-After is 30 s after its Date.
+    const date = "Sat, 21 Nov 2026 09:00:00 GMT"
+    expect(parseRetryAfter("Sat, 21 Nov 2026 09:00:30 GMT", now, date)).toBe(30_000)
+    expect(parseRetryAfter("Sat, 21 Nov 2026 08:59:00 GMT", now, date)).toBe(0)
+    // An unreadable Date falls back to the local clock; delay-seconds ignore it.
+    expect(parseRetryAfter("Sat, 21 Nov 2026 08:00:30 GMT", now, "yesterday")).toBe(30_000)
+    expect(parseRetryAfter("5", now, date)).toBe(5000)
+  })
+
   it("ignores what is neither", () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined()
     expect(parseRetryAfter("soon", now)).toBeUndefined()

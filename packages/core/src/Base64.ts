@@ -5,7 +5,17 @@
  * @since 0.1.0
  */
 
-/** Why a text is not strict standard Base64; each mistake integrators make has its own reason. */
+/**
+ * Why a text is not strict standard Base64; each mistake integrators make has its own reason.
+ *
+ * @example
+ * ```ts
+ * import { Base64 } from "@pc/core"
+ *
+ * const result = Base64.decode("aGk%3D")
+ * const reason: Base64.Base64DecodeErrorReason | undefined = result.ok ? undefined : result.error.reason // "PercentEncoded"
+ * ```
+ */
 export type Base64DecodeErrorReason =
   | "Empty"
   | "Whitespace"
@@ -15,14 +25,35 @@ export type Base64DecodeErrorReason =
   | "BadLength"
   | "BadPadding"
 
-/** A failed decode: the reason, and a message that names the usual cause. */
+/**
+ * A failed decode: the reason, and a message that names the usual cause.
+ *
+ * @example
+ * ```ts
+ * import { Base64 } from "@pc/core"
+ *
+ * const result = Base64.decode("aGk")
+ * if (!result.ok) console.log(result.error.message)
+ * // "the Base64 text length is not a multiple of 4; standard Base64 is padded with '='"
+ * ```
+ */
 export interface Base64DecodeError {
   readonly _tag: "Base64DecodeError"
   readonly reason: Base64DecodeErrorReason
   readonly message: string
 }
 
-/** The result of {@link decode}: the bytes, or why the text was refused. */
+/**
+ * The result of {@link decode}: the bytes, or why the text was refused.
+ *
+ * @example
+ * ```ts
+ * import { Base64 } from "@pc/core"
+ *
+ * const result: Base64.Base64DecodeResult = Base64.decode("aGk=")
+ * const bytes = result.ok ? result.bytes : undefined // Uint8Array [104, 105]
+ * ```
+ */
 export type Base64DecodeResult =
   | { readonly ok: true; readonly bytes: Uint8Array }
   | { readonly ok: false; readonly error: Base64DecodeError }

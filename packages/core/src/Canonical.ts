@@ -6,7 +6,23 @@
  */
 import { utf8Length, utf8Write } from "./internal/utf8.js"
 
-/** What a merchant request's string to sign is made of (spec 5.3). */
+/**
+ * What a merchant request's string to sign is made of (spec 5.3).
+ *
+ * @example
+ * ```ts
+ * import { Canonical } from "@pc/core"
+ *
+ * const input: Canonical.RequestSigningInput = {
+ *   method: "POST",
+ *   path: "/openapi/v2/order/create",
+ *   appKey: "78e6ac0e-e0bc-458a-bd0b-3fcbd6ace6b4",
+ *   timestamp: Date.now(),
+ *   body: JSON.stringify({ orderId: "M-1001", amount: "10.00", currency: "USD" })
+ * }
+ * const stringToSign = Canonical.requestStringToSign(input)
+ * ```
+ */
 export interface RequestSigningInput {
   /** The HTTP method as sent, upper case, e.g. `"POST"`. */
   readonly method: string
@@ -20,7 +36,21 @@ export interface RequestSigningInput {
   readonly body: string
 }
 
-/** What a callback's string to sign is made of (spec 5.5). */
+/**
+ * What a callback's string to sign is made of (spec 5.5).
+ *
+ * @example
+ * ```ts
+ * import { Canonical } from "@pc/core"
+ *
+ * const input: Canonical.CallbackSigningInput = {
+ *   appKey: "78e6ac0e-e0bc-458a-bd0b-3fcbd6ace6b4",
+ *   timestamp: "1763712005000", // X-R-Ts as received
+ *   body: rawBody // the body text exactly as received, never re-serialised
+ * }
+ * const stringToVerify = Canonical.callbackStringToSign(input)
+ * ```
+ */
 export interface CallbackSigningInput {
   /** The merchant appKey the callback is for. */
   readonly appKey: string

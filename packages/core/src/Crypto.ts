@@ -5,10 +5,31 @@
  * @since 0.1.0
  */
 
-/** What is signed or verified: a string (signed as its UTF-8 bytes) or the bytes themselves. */
+/**
+ * What is signed or verified: a string (signed as its UTF-8 bytes) or the bytes themselves.
+ *
+ * @example
+ * ```ts
+ * import { Canonical, type Crypto } from "@pc/core"
+ *
+ * const message: Crypto.Message = Canonical.callbackBytesToSign(appKey, timestampHeader, rawBodyBytes)
+ * const valid = await verifier.verify(message, signatureHeader)
+ * ```
+ */
 export type Message = string | Uint8Array
 
-/** Keys below this modulus length are refused by every adapter (spec 8: 2048 bits or more). */
+/**
+ * Keys below this modulus length are refused by every adapter (spec 8: 2048 bits or more).
+ *
+ * @example
+ * ```ts
+ * import { Crypto } from "@pc/core"
+ * import { NodeCrypto } from "@pc/crypto-node"
+ *
+ * const signer = await NodeCrypto.importPrivateKey(pem)
+ * signer.modulusLength >= Crypto.MIN_MODULUS_LENGTH // always true: weaker keys are refused on import
+ * ```
+ */
 export const MIN_MODULUS_LENGTH = 2048
 
 /**
@@ -78,7 +99,21 @@ export interface CryptoProvider {
   importPublicKey(pemOrBase64: string): Promise<Verifier>
 }
 
-/** Why a key could not be imported. */
+/**
+ * Why a key could not be imported: the `reason` of a {@link KeyImportError}.
+ *
+ * @example
+ * ```ts
+ * import type { Crypto } from "@pc/core"
+ *
+ * const advice: Record<Crypto.KeyImportErrorReason, string> = {
+ *   MalformedKey: "paste the whole PEM, BEGIN and END lines included",
+ *   UnsupportedKey: "use an unencrypted RSA key of the right kind (private to sign, public to verify)",
+ *   WeakKey: "generate a new RSA key of 2048 bits or more",
+ *   UnsupportedRuntime: "run where crypto.subtle is available (a secure context, Node 20+, a worker)"
+ * }
+ * ```
+ */
 export type KeyImportErrorReason =
   /** Not PEM, or PEM whose body is not valid Base64/DER. */
   | "MalformedKey"

@@ -4,10 +4,29 @@
  * @since 0.1.0
  */
 
-/** Every environment the service runs: sandbox for integration, production for live money, gray beside production. */
+/**
+ * Every environment the service runs: sandbox for integration, production for live money, gray beside production.
+ *
+ * @example
+ * ```ts
+ * import { Environment } from "@pc/core"
+ *
+ * Environment.environments.join(" | ") // "sandbox | production | gray"
+ * ```
+ */
 export const environments = ["sandbox", "production", "gray"] as const
 
-/** One of {@link environments}. */
+/**
+ * One of {@link environments}.
+ *
+ * @example
+ * ```ts
+ * import { Environment } from "@pc/core"
+ *
+ * const fromEnv = process.env.PC_ENVIRONMENT
+ * const environment: Environment.Environment = Environment.isEnvironment(fromEnv) ? fromEnv : "sandbox"
+ * ```
+ */
 export type Environment = (typeof environments)[number]
 
 /**

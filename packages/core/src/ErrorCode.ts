@@ -5,7 +5,17 @@
  * @since 0.1.0
  */
 
-/** Every result code with its HTTP status. */
+/**
+ * Every result code with its HTTP status.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode } from "@pc/core"
+ *
+ * ErrorCode.httpStatusByCode.signError // 401
+ * ErrorCode.httpStatusByCode.rateLimited // 429
+ * ```
+ */
 export const httpStatusByCode = {
   SUCCESS: 200,
   paramError: 400,
@@ -19,19 +29,72 @@ export const httpStatusByCode = {
   internalError: 500
 } as const
 
-/** Any code an envelope can carry. */
+/**
+ * Any code an envelope can carry.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode } from "@pc/core"
+ *
+ * const code: ErrorCode.ResultCode = "SUCCESS"
+ * ErrorCode.httpStatus(code) // 200
+ * ```
+ */
 export type ResultCode = keyof typeof httpStatusByCode
 
-/** A code that means the request failed. */
+/**
+ * A code that means the request failed: any {@link ResultCode} but `SUCCESS`.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode } from "@pc/core"
+ *
+ * const describe = (code: ErrorCode.ErrorCode, msg: string | null): string =>
+ *   `${code} (HTTP ${ErrorCode.httpStatus(code)})${msg === null ? "" : `: ${msg}`}`
+ * describe("duplicateOrder", "orderId M-1001 already exists") // "duplicateOrder (HTTP 409): orderId M-1001 already exists"
+ * ```
+ */
 export type ErrorCode = Exclude<ResultCode, "SUCCESS">
 
-/** Every result code, in a stable order. */
+/**
+ * Every result code, in a stable order.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * const Code = Schema.Literal(...ErrorCode.resultCodes)
+ * Schema.is(Code)("notFound") // true
+ * ```
+ */
 export const resultCodes = Object.keys(httpStatusByCode) as ReadonlyArray<ResultCode>
 
-/** Every error code, in a stable order. */
+/**
+ * Every error code, in a stable order.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode } from "@pc/core"
+ *
+ * for (const code of ErrorCode.errorCodes) console.log(code, ErrorCode.httpStatus(code))
+ * // paramError 400, signError 401, notFound 404, ..., internalError 500
+ * ```
+ */
 export const errorCodes = resultCodes.filter((code): code is ErrorCode => code !== "SUCCESS")
 
-/** `msg` of every `signError` starts with this, then `: ` and the cause. */
+/**
+ * `msg` of every `signError` starts with this, then `: ` and the cause.
+ *
+ * @example
+ * ```ts
+ * import { ErrorCode } from "@pc/core"
+ *
+ * const msg = "signature verification failed: timestamp outside the 5 minute window"
+ * msg.startsWith(`${ErrorCode.SIGN_ERROR_PREFIX}: `) ? msg.slice(ErrorCode.SIGN_ERROR_PREFIX.length + 2) : msg
+ * // "timestamp outside the 5 minute window"
+ * ```
+ */
 export const SIGN_ERROR_PREFIX = "signature verification failed"
 
 /**

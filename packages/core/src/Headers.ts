@@ -8,7 +8,21 @@ import * as Base64 from "./Base64.js"
 import * as KeyVersion from "./KeyVersion.js"
 import * as Timestamp from "./Timestamp.js"
 
-/** Headers of a merchant request to the service, spelled as the spec spells them. */
+/**
+ * Headers of a merchant request to the service, spelled as the spec spells them.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const headers = {
+ *   [Headers.RequestHeaders.appKey]: "78e6ac0e-e0bc-458a-bd0b-3fcbd6ace6b4",
+ *   [Headers.RequestHeaders.timestamp]: String(timestamp),
+ *   [Headers.RequestHeaders.keyVersion]: "1",
+ *   [Headers.RequestHeaders.signature]: signature
+ * }
+ * ```
+ */
 export const RequestHeaders = {
   appKey: "X-R-AK",
   timestamp: "X-R-TS",
@@ -16,32 +30,93 @@ export const RequestHeaders = {
   signature: "X-R-Signature"
 } as const
 
-/** Headers of a callback from the service to the merchant, spelled as the spec spells them. */
+/**
+ * Headers of a callback from the service to the merchant, spelled as the spec spells them.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const signature = Headers.get(request.headers, Headers.CallbackHeaders.signature) // any case matches
+ * ```
+ */
 export const CallbackHeaders = {
   timestamp: "X-R-Ts",
   keyVersion: "X-R-Key-Version",
   signature: "X-R-Signature"
 } as const
 
-/** The sandbox's answer header: what production would have decided of the signature (`valid`, `invalid`, `missing`). */
+/**
+ * The sandbox's answer header: what production would have decided of the signature (`valid`, `invalid`, `missing`).
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const response = await fetch(request)
+ * const check = response.headers.get(Headers.SIGNATURE_CHECK) // sandbox only: "valid", "invalid" or "missing"
+ * if (check === "invalid") console.warn("production would refuse this signature")
+ * ```
+ */
 export const SIGNATURE_CHECK = "X-R-Signature-Check"
 
-/** Carried by every response of the service, and logged with every line about that request. */
+/**
+ * Carried by every response of the service, and logged with every line about that request.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const response = await fetch(request)
+ * console.log("create order answered", response.status, response.headers.get(Headers.REQUEST_ID))
+ * ```
+ */
 export const REQUEST_ID = "X-Request-Id"
 
 /**
  * Where headers are read from: a Fetch `Headers` (or anything with `get`), a `Map`, or a plain
  * record such as Node's `IncomingHttpHeaders`, whose keys may be in any case.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const source: Headers.HeaderSource = new Map([["X-R-Ts", "1763712005000"]])
+ * Headers.get(source, "x-r-ts") // "1763712005000"
+ * ```
  */
 export type HeaderSource =
   | { readonly get: (name: string) => string | null | undefined }
   | ReadonlyMap<string, string | ReadonlyArray<string> | undefined>
   | { readonly [name: string]: string | ReadonlyArray<string> | undefined }
 
-/** Why a header was refused. */
+/**
+ * Why a header was refused.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const result = Headers.parseCallback({ "x-r-ts": "1763712005000" })
+ * const reason: Headers.HeaderErrorReason | undefined = result.ok ? undefined : result.error.reason // "Missing"
+ * ```
+ */
 export type HeaderErrorReason = "Missing" | "Duplicate" | "Malformed"
 
-/** A refused header: which one, why, and a message fit for an error envelope. */
+/**
+ * A refused header: which one, why, and a message fit for an error envelope.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const result = Headers.parseRequest({ "x-r-ak": "merchant-1" }, { signature: "optional" })
+ * if (!result.ok) {
+ *   const error: Headers.HeaderError = result.error
+ *   console.log(error.header, error.message) // "X-R-AK" "malformed header X-R-AK: the appKey is a UUID"
+ * }
+ * ```
+ */
 export interface HeaderError {
   readonly _tag: "HeaderError"
   readonly header: string
@@ -163,7 +238,19 @@ const required = (
   return { ok: true, value }
 }
 
-/** The authentication headers of a merchant request, parsed. */
+/**
+ * The authentication headers of a merchant request, parsed.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const result = Headers.parseRequest(request.headers, { signature: "required" })
+ * if (result.ok) {
+ *   const { appKey, timestamp, keyVersion, signature }: Headers.RequestAuthHeaders = result.headers
+ * }
+ * ```
+ */
 export interface RequestAuthHeaders {
   readonly appKey: string
   readonly timestamp: number
@@ -172,7 +259,17 @@ export interface RequestAuthHeaders {
   readonly signature: Uint8Array | undefined
 }
 
-/** The result of {@link parseRequest}. */
+/**
+ * The result of {@link parseRequest}: the parsed headers, or the first refused one.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const result: Headers.RequestHeadersResult = Headers.parseRequest(request.headers, { signature: "optional" })
+ * const appKey = result.ok ? result.headers.appKey : undefined
+ * ```
+ */
 export type RequestHeadersResult =
   | { readonly ok: true; readonly headers: RequestAuthHeaders }
   | { readonly ok: false; readonly error: HeaderError }
@@ -234,14 +331,37 @@ const parseSignature = (
   return { ok: true, bytes: decoded.bytes }
 }
 
-/** The signature headers of a callback, parsed. */
+/**
+ * The signature headers of a callback, parsed.
+ *
+ * @example
+ * ```ts
+ * import { Headers, Timestamp } from "@pc/core"
+ *
+ * const result = Headers.parseCallback(request.headers)
+ * if (result.ok) {
+ *   const headers: Headers.CallbackAuthHeaders = result.headers
+ *   Timestamp.checkWindow(headers.timestamp, Date.now())
+ * }
+ * ```
+ */
 export interface CallbackAuthHeaders {
   readonly timestamp: number
   readonly keyVersion: KeyVersion.KeyVersion
   readonly signature: Uint8Array
 }
 
-/** The result of {@link parseCallback}. */
+/**
+ * The result of {@link parseCallback}: the parsed headers, or the first refused one.
+ *
+ * @example
+ * ```ts
+ * import { Headers } from "@pc/core"
+ *
+ * const result: Headers.CallbackHeadersResult = Headers.parseCallback(request.headers)
+ * if (!result.ok) console.warn(result.error.message) // e.g. "missing header X-R-Signature"
+ * ```
+ */
 export type CallbackHeadersResult =
   | { readonly ok: true; readonly headers: CallbackAuthHeaders }
   | { readonly ok: false; readonly error: HeaderError }

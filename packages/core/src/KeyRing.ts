@@ -31,7 +31,22 @@ export interface KeyRing<K> {
   get(version: KeyVersion): K | undefined
 }
 
-/** A ring that cannot be made: a version that is not a natural number or given twice, no keys, or a current version it does not hold. */
+/**
+ * A ring that cannot be made: a version that is not a natural number or given twice, no keys, or a
+ * current version it does not hold. `code` is always `ERR_PC_KEY_RING`; `reason` names the case.
+ *
+ * @example
+ * ```ts
+ * import { KeyRing } from "@pc/core"
+ *
+ * const ring = KeyRing.make({ 1: "key-one", 2: "key-two" }) // current: 2
+ * try {
+ *   KeyRing.remove(ring, 2)
+ * } catch (error) {
+ *   if (error instanceof KeyRing.KeyRingError) console.error(error.reason) // "UnknownCurrentVersion"
+ * }
+ * ```
+ */
 export class KeyRingError extends Error {
   readonly _tag = "KeyRingError"
   readonly code = "ERR_PC_KEY_RING"
@@ -44,7 +59,18 @@ export class KeyRingError extends Error {
   }
 }
 
-/** Keys given as a `Map`, a record keyed by version, or `[version, key]` pairs. */
+/**
+ * Keys given as a `Map`, a record keyed by version, or `[version, key]` pairs.
+ *
+ * @example
+ * ```ts
+ * import { KeyRing } from "@pc/core"
+ *
+ * const byRecord: KeyRing.KeyEntries<string> = { 1: "key-one", 2: "key-two" }
+ * const byPairs: KeyRing.KeyEntries<string> = [[1, "key-one"], [2, "key-two"]]
+ * KeyRing.make(byPairs).versions // [1, 2]
+ * ```
+ */
 export type KeyEntries<K> =
   | ReadonlyMap<KeyVersion, K>
   | { readonly [version: number]: K }

@@ -5,7 +5,16 @@
  * @since 0.1.0
  */
 
-/** A key version: a safe integer >= 1. */
+/**
+ * A key version: a safe integer >= 1.
+ *
+ * @example
+ * ```ts
+ * import { KeyVersion } from "@pc/core"
+ *
+ * const version: KeyVersion.KeyVersion | undefined = KeyVersion.parse("2") // 2
+ * ```
+ */
 export type KeyVersion = number
 
 /**

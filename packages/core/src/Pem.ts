@@ -8,10 +8,29 @@ import * as Base64 from "./Base64.js"
 import { KeyImportError, MIN_MODULUS_LENGTH } from "./Crypto.js"
 import * as Der from "./internal/der.js"
 
-/** The DER structures an RSA key may come in. */
+/**
+ * The DER structures an RSA key may come in.
+ *
+ * @example
+ * ```ts
+ * import { Pem } from "@pc/core"
+ *
+ * const format: Pem.KeyFormat = Pem.decodePublicKey(platformPublicKeyPem).format // "spki" or "pkcs1-public"
+ * ```
+ */
 export type KeyFormat = "pkcs8" | "pkcs1-private" | "spki" | "pkcs1-public"
 
-/** A decoded RSA key: its DER bytes as given, their structure, and the modulus length in bits. */
+/**
+ * A decoded RSA key: its DER bytes as given, their structure, and the modulus length in bits.
+ *
+ * @example
+ * ```ts
+ * import { Pem } from "@pc/core"
+ *
+ * const key: Pem.RsaKeyDer = Pem.decodePrivateKey(pem)
+ * console.log(`${key.format}, ${key.modulusLength} bits`) // "pkcs8, 2048 bits"
+ * ```
+ */
 export interface RsaKeyDer {
   readonly format: KeyFormat
   readonly der: Uint8Array

@@ -5,10 +5,30 @@
  * @since 0.1.0
  */
 
-/** The tolerance on either side of "now", in milliseconds: 5 minutes. */
+/**
+ * The tolerance on either side of "now", in milliseconds: 5 minutes.
+ *
+ * @example
+ * ```ts
+ * import { Timestamp } from "@pc/core"
+ *
+ * Timestamp.WINDOW_MS // 300000
+ * Timestamp.checkWindow(1763712000000, 1763712000000 + Timestamp.WINDOW_MS).ok // true: the bounds are included
+ * ```
+ */
 export const WINDOW_MS = 5 * 60 * 1000
 
-/** The outcome of {@link checkWindow}. `skewMs` is `timestamp - now`: positive when the sender's clock runs ahead. */
+/**
+ * The outcome of {@link checkWindow}. `skewMs` is `timestamp - now`: positive when the sender's clock runs ahead.
+ *
+ * @example
+ * ```ts
+ * import { Timestamp } from "@pc/core"
+ *
+ * const check: Timestamp.WindowCheck = Timestamp.checkWindow(1763712030000, 1763712000000)
+ * // { ok: true, skewMs: 30000 }: the sender's clock is 30 s ahead, inside the window
+ * ```
+ */
 export type WindowCheck =
   | { readonly ok: true; readonly skewMs: number }
   | { readonly ok: false; readonly skewMs: number; readonly message: string }

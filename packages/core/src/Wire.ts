@@ -9,16 +9,51 @@ import * as Schema from "effect/Schema"
 import { resultCodes } from "./ErrorCode.js"
 import * as Money from "./Money.js"
 
-/** The create-order path (spec 4.2). */
+/**
+ * The create-order path (spec 4.2).
+ *
+ * @example
+ * ```ts
+ * import { Canonical, Wire } from "@pc/core"
+ *
+ * const url = new URL(Wire.CREATE_ORDER_PATH, "https://sandbox.example.com")
+ * const stringToSign = Canonical.requestStringToSign({ method: "POST", path: url.pathname, appKey, timestamp, body })
+ * ```
+ */
 export const CREATE_ORDER_PATH = "/openapi/v2/order/create"
 
-/** A result code of the envelope. */
+/**
+ * A result code of the envelope. Decoding anything else fails with a `ParseError`.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(Wire.ResultCode)("duplicateOrder") // true
+ * Schema.is(Wire.ResultCode)("DUPLICATE_ORDER") // false
+ * ```
+ */
 export const ResultCode = Schema.Literal(...resultCodes)
 
 // Cc: C0 controls, DEL and C1 controls.
 const hasControlCharacter = (s: string): boolean => /\p{Cc}/u.test(s)
 
-/** The merchant's order id: 1 to 64 characters (code points), no control characters. */
+/**
+ * The merchant's order id: 1 to 64 characters (code points), no control characters.
+ *
+ * Decoding fails with a `ParseError` naming the rule: the length, a control character, or a lone
+ * surrogate.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(Wire.OrderId)("M-1001") // "M-1001"
+ * Schema.decodeUnknownSync(Wire.OrderId)("") // throws ParseError: orderId must be 1 to 64 characters
+ * ```
+ */
 export const OrderId = Schema.String.pipe(
   Schema.filter((s) => {
     const length = [...s].length
@@ -30,12 +65,37 @@ export const OrderId = Schema.String.pipe(
   })
 )
 
-/** An active ISO 4217 alphabetic currency code, upper case. */
+/**
+ * An active ISO 4217 alphabetic currency code, upper case. Decoding anything else fails with a
+ * `ParseError`.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(Wire.Currency)("USD") // "USD"
+ * Schema.decodeUnknownSync(Wire.Currency)("usd") // throws ParseError: currency "usd" is not an active ISO 4217 code
+ * ```
+ */
 export const Currency = Schema.String.pipe(
   Schema.filter((s) => Money.isCurrencyCode(s) || `currency ${JSON.stringify(s)} is not an active ISO 4217 code`)
 )
 
-/** An amount as the request may carry it: a decimal string (`"10.00"`) or a JSON number (`10.5`). */
+/**
+ * An amount as the request may carry it: a decimal string (`"10.00"`) or a JSON number (`10.5`).
+ * Only the type is checked here (anything else fails with a `ParseError`); the currency's rules
+ * are applied by {@link CreateOrderRequest}.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(Wire.AmountInput)(10.5) // 10.5
+ * Schema.is(Wire.AmountInput)(true) // false
+ * ```
+ */
 export const AmountInput = Schema.Union(Schema.String, Schema.Number)
 
 /**
@@ -61,17 +121,47 @@ export const CreateOrderRequest = Schema.Struct({
   })
 )
 
-/** The decoded create-order request. */
+/**
+ * The decoded create-order request.
+ *
+ * @example
+ * ```ts
+ * import type { Wire } from "@pc/core"
+ *
+ * const request: Wire.CreateOrderRequest = { orderId: "M-1001", amount: "10.00", currency: "USD" }
+ * ```
+ */
 export type CreateOrderRequest = typeof CreateOrderRequest.Type
 
-/** The create-order result (spec 2.3). */
+/**
+ * The create-order result (spec 2.3). Decoding fails with a `ParseError` when a field is missing or
+ * not a string.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * const result = Schema.decodeUnknownSync(Wire.CreateOrderResult)(envelope.data)
+ * result.h5Url // the page to send the payer to
+ * ```
+ */
 export const CreateOrderResult = Schema.Struct({
   orderSn: Schema.String,
   outerOrder: Schema.String,
   h5Url: Schema.String
 })
 
-/** The decoded create-order result. */
+/**
+ * The decoded create-order result.
+ *
+ * @example
+ * ```ts
+ * import type { Wire } from "@pc/core"
+ *
+ * const checkoutUrl = (result: Wire.CreateOrderResult): string => result.h5Url
+ * ```
+ */
 export type CreateOrderResult = typeof CreateOrderResult.Type
 
 /**
@@ -93,26 +183,94 @@ export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>) =>
     data: Schema.NullOr(data)
   })
 
-/** An envelope whose data is not inspected: enough to read `code` and `msg` of any answer. */
+/**
+ * An envelope whose data is not inspected: enough to read `code` and `msg` of any answer. Decoding
+ * fails with a `ParseError` when the answer is not an envelope at all.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * const envelope = Schema.decodeUnknownSync(Wire.AnyEnvelope)(await response.json())
+ * if (envelope.code !== "SUCCESS") console.error(envelope.code, envelope.msg)
+ * ```
+ */
 export const AnyEnvelope = Envelope(Schema.Unknown)
 
-/** The decoded envelope. */
+/**
+ * The decoded envelope.
+ *
+ * @example
+ * ```ts
+ * import type { Wire } from "@pc/core"
+ *
+ * const checkoutUrl = (envelope: Wire.Envelope<Wire.CreateOrderResult>): string | undefined =>
+ *   envelope.code === "SUCCESS" ? envelope.data?.h5Url : undefined
+ * ```
+ */
 export interface Envelope<A> {
   readonly code: string
   readonly msg: string | null
   readonly data: A | null
 }
 
-/** An order's state: `CREATED`, then one final state (contract "Order states"). */
+/**
+ * An order's state: `CREATED`, then one final state (contract "Order states"). Decoding anything
+ * else fails with a `ParseError`.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.decodeUnknownSync(Wire.OrderStatus)("PAID") // "PAID"
+ * Schema.is(Wire.OrderStatus)("paid") // false
+ * ```
+ */
 export const OrderStatus = Schema.Literal("CREATED", "PAID", "FAILED", "EXPIRED")
 
-/** One of {@link OrderStatus}. */
+/**
+ * One of {@link OrderStatus}.
+ *
+ * @example
+ * ```ts
+ * import type { Wire } from "@pc/core"
+ *
+ * const isFinal = (status: Wire.OrderStatus): boolean => status !== "CREATED"
+ * ```
+ */
 export type OrderStatus = typeof OrderStatus.Type
 
-/** The kinds of callback event, one per final state. */
+/**
+ * The kinds of callback event, one per final state. Decoding anything else fails with a
+ * `ParseError`.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * Schema.is(Wire.CallbackEventType)("order.paid") // true
+ * Schema.is(Wire.CallbackEventType)("order.refunded") // false
+ * ```
+ */
 export const CallbackEventType = Schema.Literal("order.paid", "order.failed", "order.expired")
 
-/** One of {@link CallbackEventType}. */
+/**
+ * One of {@link CallbackEventType}.
+ *
+ * @example
+ * ```ts
+ * import type { Wire } from "@pc/core"
+ *
+ * const finalStatus: Record<Wire.CallbackEventType, Wire.OrderStatus> = {
+ *   "order.paid": "PAID",
+ *   "order.failed": "FAILED",
+ *   "order.expired": "EXPIRED"
+ * }
+ * ```
+ */
 export type CallbackEventType = typeof CallbackEventType.Type
 
 /**
@@ -139,10 +297,34 @@ export const CallbackEvent = Schema.Struct({
   updatedAt: Schema.String
 })
 
-/** The decoded callback event. */
+/**
+ * The decoded callback event.
+ *
+ * @example
+ * ```ts
+ * import type { Wire } from "@pc/core"
+ *
+ * const onEvent = (event: Wire.CallbackEvent): void => {
+ *   if (event.eventType === "order.paid") console.log(`order ${event.outerOrder} paid: ${event.amount} ${event.currency}`)
+ * }
+ * ```
+ */
 export type CallbackEvent = typeof CallbackEvent.Type
 
-/** An order as the developer menu shows it (`GET /dev/orders/{orderSn}`). */
+/**
+ * An order as the developer menu shows it (`GET /dev/orders/{orderSn}`). Decoding fails with a
+ * `ParseError` when a field is missing or the status is unknown.
+ *
+ * @example
+ * ```ts
+ * import { Wire } from "@pc/core"
+ * import { Schema } from "effect"
+ *
+ * const response = await fetch(`${mockUrl}/dev/orders/${orderSn}`)
+ * const envelope = Schema.decodeUnknownSync(Wire.Envelope(Wire.Order))(await response.json())
+ * envelope.data?.status // "CREATED", "PAID", "FAILED" or "EXPIRED"
+ * ```
+ */
 export const Order = Schema.Struct({
   orderSn: Schema.String,
   outerOrder: Schema.String,
@@ -153,5 +335,14 @@ export const Order = Schema.Struct({
   updatedAt: Schema.String
 })
 
-/** The decoded order. */
+/**
+ * The decoded order.
+ *
+ * @example
+ * ```ts
+ * import type { Wire } from "@pc/core"
+ *
+ * const isPaid = (order: Wire.Order): boolean => order.status === "PAID"
+ * ```
+ */
 export type Order = typeof Order.Type

@@ -5,10 +5,32 @@
  */
 import { generateKeyPair } from "node:crypto"
 
-/** The modulus lengths offered: 2048 (the spec's recommendation), 3072 and 4096. */
+/**
+ * The modulus lengths offered: 2048 (the spec's recommendation), 3072 and 4096.
+ *
+ * @example
+ * ```ts
+ * import { KeyPair } from "@pc/crypto-node"
+ *
+ * const modulusLength: KeyPair.ModulusLength = 3072
+ * const pair = await KeyPair.generate(modulusLength)
+ * ```
+ */
 export type ModulusLength = 2048 | 3072 | 4096
 
-/** A generated pair: the private key as PKCS#8 PEM, the public key as SPKI PEM. */
+/**
+ * A generated pair: the private key as PKCS#8 PEM, the public key as SPKI PEM.
+ *
+ * @example
+ * ```ts
+ * import { writeFile } from "node:fs/promises"
+ * import { KeyPair } from "@pc/crypto-node"
+ *
+ * const pair: KeyPair.PemKeyPair = await KeyPair.generate()
+ * await writeFile("merchant-private.pem", pair.privateKeyPem, { mode: 0o600 }) // keep secret
+ * await writeFile("merchant-public.pem", pair.publicKeyPem) // upload to the merchant portal
+ * ```
+ */
 export interface PemKeyPair {
   readonly privateKeyPem: string
   readonly publicKeyPem: string

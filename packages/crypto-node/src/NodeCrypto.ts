@@ -9,7 +9,16 @@ import * as Crypto from "@pc/core/Crypto"
 import * as Pem from "@pc/core/Pem"
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto"
 
-/** This provider's runtime name. */
+/**
+ * This provider's runtime name, `"node"`, as {@link Crypto.CryptoProvider} `runtime` asks.
+ *
+ * @example
+ * ```ts
+ * import { NodeCrypto } from "@pc/crypto-node"
+ *
+ * console.log(`signing with ${NodeCrypto.runtime} crypto`) // "signing with node crypto"
+ * ```
+ */
 export const runtime = "node"
 
 const toBytes = (message: Crypto.Message): Uint8Array =>

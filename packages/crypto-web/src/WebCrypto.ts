@@ -10,7 +10,16 @@ import * as Crypto from "@pc/core/Crypto"
 import * as Pem from "@pc/core/Pem"
 import { pkcs1PrivateToPkcs8, pkcs1PublicToSpki } from "./internal/der.js"
 
-/** This provider's runtime name. */
+/**
+ * This provider's runtime name, `"web"`, as {@link Crypto.CryptoProvider} `runtime` asks.
+ *
+ * @example
+ * ```ts
+ * import { WebCrypto } from "@pc/crypto-web"
+ *
+ * console.log(`signing with ${WebCrypto.runtime} crypto`) // "signing with web crypto"
+ * ```
+ */
 export const runtime = "web"
 
 const ALGORITHM = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const

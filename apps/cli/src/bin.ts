@@ -3,7 +3,7 @@
  * `pc`: a thin @effect/cli shell over the packages. Commands live one group per file in
  * `commands/`; this file only composes them and runs on Node.
  */
-import { Command } from "@effect/cli"
+import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
 import { mock } from "./commands/mock.js"
@@ -15,4 +15,13 @@ const pc = Command.make("pc").pipe(
 
 const cli = Command.run(pc, { name: "pc", version: "0.0.0" })
 
-cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))
+cli(process.argv).pipe(
+  // Command.run has already printed what is wrong with the command line: a usage error, exit code 2.
+  Effect.catchIf(ValidationError.isValidationError, () =>
+    Effect.sync(() => {
+      process.exitCode = 2
+    })
+  ),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({ disableErrorReporting: false })
+)

@@ -4,19 +4,14 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Headers } from "@pc/core"
 import { Cause, Clock, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
-import { mkdirSync } from "node:fs"
-import { randomUUID } from "node:crypto"
-import { createServer, type Server } from "node:http"
-import type { Duplex } from "node:stream"
-import { dirname } from "node:path"
+import { createServer } from "node:http"
 import { MerchantAuth } from "./auth/MerchantAuth.js"
 import { Dispatcher } from "./callbacks/Dispatcher.js"
 import { PlatformKeys } from "./callbacks/PlatformKeys.js"
-import { MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
+import { check, listenUrl, MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
 import { makeApp } from "./http/App.js"
+import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import type { Route } from "./http/Router.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { checkoutRoutes } from "./routes/Checkout.js"
@@ -26,9 +21,8 @@ import { serviceRoutes } from "./routes/Service.js"
 import { Store } from "./store/Store.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "./TestMerchant.js"
 
-/** Storage: the SQLite file (its folder made if needed) or `:memory:`, migrated, bound to the environment. */
+/** Storage: the SQLite file (made 0600 if new, locked for this process) or `:memory:`, migrated, bound to the environment. */
 const storeLayer = (config: MockConfigShape) => {
-  if (config.db !== ":memory:") mkdirSync(dirname(config.db), { recursive: true })
   const bootstrap = Layer.effectDiscard(
     Effect.gen(function* () {
       const store = yield* Store
@@ -40,31 +34,8 @@ const storeLayer = (config: MockConfigShape) => {
       })
     })
   )
-  return Layer.provideMerge(bootstrap, Store.layer).pipe(Layer.provide(SqliteClient.layer({ filename: config.db })))
+  return Layer.provideMerge(bootstrap, Store.sqlite(config.db))
 }
-
-/**
- * Requests that Node refuses before any handler runs (a malformed request line or header, a header
- * section over Node's limit) still get an envelope with a request id, not Node's bare answer.
- */
-const withEnvelopeForClientErrors = (server: Server): Server =>
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) return socket.destroy()
-    const tooLarge = error.code === "HPE_HEADER_OVERFLOW"
-    const [status, reason, code, msg] = tooLarge
-      ? [
-          431,
-          "Request Header Fields Too Large",
-          "payloadTooLarge",
-          "request headers are larger than the server accepts"
-        ]
-      : [400, "Bad Request", "paramError", `malformed HTTP request (${error.code ?? "parse error"})`]
-    const body = JSON.stringify({ code, msg, data: null })
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `${Headers.REQUEST_ID.toLowerCase()}: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`
-    )
-  })
 
 const serverLayer = (config: MockConfigShape) => {
   const http = NodeHttpServer.layer(() => withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 })), {
@@ -96,7 +67,7 @@ const serverLayer = (config: MockConfigShape) => {
         ...serviceRoutes(() => table, config.environment, url)
       ]
       table.push(...routes)
-      return HttpServer.serve(makeApp(routes))
+      return HttpServer.serve(makeApp(routes, { bodyLimitBytes: config.bodyLimitBytes }))
     })
   )
   return app.pipe(Layer.provideMerge(services), Layer.provideMerge(http))
@@ -118,39 +89,57 @@ const startFailure = (error: unknown, config: MockConfigShape): string => {
 
 /** The running mock's facts, printed when it is ready. */
 export interface Started {
+  /** The base of the URLs it hands out: the public URL, or the address it listens on. */
   readonly url: string
+  /** The address it is bound to (`http://127.0.0.1:4010`), whatever the public URL says. */
+  readonly listenUrl: string
   readonly environment: MockConfigShape["environment"]
   readonly testMerchantAppKey: string
   readonly db: string
 }
 
-/** The whole server as a layer: it serves from when it is built until its scope closes. */
-export const layer = (config: MockConfigShape) => serverLayer(config)
+/**
+ * The whole server as a layer: it serves from when it is built until its scope closes. Throws
+ * ConfigError for a configuration that {@link check} refuses.
+ */
+export const layer = (config: MockConfigShape) => serverLayer(check(config))
 
 /**
  * Starts a mock in this process and resolves once it listens (tests, `pc mock`). `close` stops the
- * dispatcher, closes the server and the database.
+ * dispatcher, closes the server and the database. Rejects with ConfigError for a configuration
+ * that {@link check} refuses, and with an Error saying why for anything else (a port in use,
+ * another mock on the same database file).
+ *
+ * @example
+ * ```ts
+ * const mock = await start({ ...defaults, environment: "production", port: 0, db: ":memory:" })
+ * await mock.close()
+ * ```
  */
 export const start = async (
   config: MockConfigShape,
   options: { readonly logLevel?: LogLevel.LogLevel } = {}
 ): Promise<Started & { readonly close: () => Promise<void> }> => {
+  const checked = check(config)
   const logging = Layer.mergeAll(Logger.logFmt, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
-  const runtime = ManagedRuntime.make(Layer.provideMerge(layer(config), logging))
-  const exit = await runtime.runPromiseExit(PublicUrl)
+  const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer(checked), logging))
+  const exit = await runtime.runPromiseExit(
+    Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
+  )
   if (Exit.isFailure(exit)) {
     // Release what was built (the database, a bound socket) and say why in words: a failed
     // listen is a ServeError whose own message is only "An error has occurred".
     await runtime.dispose().catch(() => undefined)
     const error = Cause.squash(exit.cause)
-    throw new Error(startFailure(error, config), { cause: error })
+    throw new Error(startFailure(error, checked), { cause: error })
   }
-  const url = exit.value
+  const [url, address] = exit.value
   return {
     url,
-    environment: config.environment,
+    listenUrl: address._tag === "TcpAddress" ? listenUrl(checked, address.port) : url,
+    environment: checked.environment,
     testMerchantAppKey: TEST_MERCHANT_APP_KEY,
-    db: config.db,
+    db: checked.db,
     close: () => runtime.dispose()
   }
 }

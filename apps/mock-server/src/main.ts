@@ -5,7 +5,7 @@
 import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { ConfigError, fromArgs, type MockConfigShape } from "./Config.js"
-import { start } from "./Server.js"
+import { type Started, start } from "./Server.js"
 
 /** Runs the mock from command-line flags until a signal stops it. */
 export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
@@ -23,23 +23,35 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   await run(config)
 }
 
-/** Starts the mock with a parsed configuration, prints where it is, and stops it on SIGINT/SIGTERM. */
-export const run = async (config: MockConfigShape): Promise<void> => {
-  const server = await start(config)
+/**
+ * The lines the mock prints once it is ready: where it listens, its public URL when that is another
+ * address (a proxy), the environment, the test merchant and the docs.
+ *
+ * @example
+ * ```ts
+ * console.log(readyMessage(await start(config)))
+ * ```
+ */
+export const readyMessage = (server: Started): string => {
   const keyFile = relative(
     process.cwd(),
     fileURLToPath(new URL("../test-merchant/TEST-ONLY-private-key.pem", import.meta.url))
   )
-  console.log(
-    [
-      `Payment Connect mock listening on ${server.url}`,
-      `  environment:          ${server.environment}`,
-      `  test merchant appKey: ${server.testMerchantAppKey}`,
-      `  test merchant key:    ${keyFile} (key version 1, TEST ONLY)`,
-      `  database:             ${server.db}`,
-      `  docs:                 ${server.url}/docs`
-    ].join("\n")
-  )
+  return [
+    `Payment Connect mock listening on ${server.listenUrl}`,
+    ...(server.url === server.listenUrl ? [] : [`  public URL:           ${server.url}`]),
+    `  environment:          ${server.environment}`,
+    `  test merchant appKey: ${server.testMerchantAppKey}`,
+    `  test merchant key:    ${keyFile} (key version 1, TEST ONLY)`,
+    `  database:             ${server.db}`,
+    `  docs:                 ${server.url}/docs`
+  ].join("\n")
+}
+
+/** Starts the mock with a parsed configuration, prints where it is, and stops it on SIGINT/SIGTERM. */
+export const run = async (config: MockConfigShape): Promise<void> => {
+  const server = await start(config)
+  console.log(readyMessage(server))
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return

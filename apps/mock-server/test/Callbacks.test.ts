@@ -4,7 +4,7 @@ import { Headers, Wire } from "@pc/core"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { backoffDelay } from "../src/callbacks/Dispatcher.js"
+import { backoffDelay, MAX_IN_FLIGHT } from "../src/callbacks/Dispatcher.js"
 import type { MockConfigShape } from "../src/Config.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, type SignedRequestOptions, startMock } from "./support/mock.js"
@@ -393,6 +393,80 @@ describe("a callback in flight", () => {
     const delivery = await waitForDelivery(mock.url, other.orderSn, (d) => d.status === "delivered")
     expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([500, 200])
     expect((await deliveriesOf(mock.url, slow.orderSn))[0]!.attemptCount).toBe(0)
+  })
+})
+
+describe("a resend while an attempt is in flight", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it("is not lost: the merchant gets the delivery twice, and the delivery counts two attempts", async () => {
+    world = await startWorld({ callbackTimeoutMs: 5_000 })
+    const { mock, receiver } = world
+    const keys = await platformVerifiers(mock.url)
+    const { orderSn } = await newOrder(mock.url)
+    // The first request takes a second to answer; the resend comes in meanwhile.
+    receiver.answer((_, n) => (n === 0 ? { status: 200, delayMs: 1_000 } : 200))
+    await move(mock.url, orderSn, "pay")
+    const [first] = await receiver.waitFor(1, forOrder(orderSn))
+    const [inFlight] = await deliveriesOf(mock.url, orderSn)
+    expect(inFlight).toMatchObject({ status: "pending", attemptCount: 0 })
+    const resent = await dev<DeliveryView>(mock.url, "POST", `/dev/callbacks/${inFlight!.id}/resend`)
+    expect(resent.json.code).toBe("SUCCESS")
+
+    const [, second] = await receiver.waitFor(2, forOrder(orderSn))
+    // Sent once the first attempt ended, not alongside it.
+    expect(second!.receivedAtMs - first!.receivedAtMs).toBeGreaterThanOrEqual(900)
+    const delivery = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered" && d.attemptCount === 2)
+    expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([200, 200])
+    for (const request of [first!, second!]) {
+      expect((await verifiedEvent(request, TEST_MERCHANT_APP_KEY, keys)).event.eventId).toBe(delivery.eventId)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.received.filter(forOrder(orderSn))).toHaveLength(2)
+  })
+})
+
+describe("the merchant's answer", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it("is read only as far as the excerpt needs: a body that never ends does not hold the attempt", async () => {
+    world = await startWorld({ callbackTimeoutMs: 3_000 })
+    const { mock, receiver } = world
+    const { orderSn } = await newOrder(mock.url)
+    receiver.answer((_, n) => (n === 0 ? { status: 500, body: "x".repeat(4096), keepOpen: true } : 200))
+    await move(mock.url, orderSn, "pay")
+    const delivery = await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered")
+    expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([500, 200])
+    // Recorded as soon as the status and the first bytes came, not when the timeout ended it.
+    expect(delivery.attempts[0]!.durationMs).toBeLessThan(1_500)
+    expect(delivery.attempts[0]!.error).toBe(`merchant answered HTTP 500: ${"x".repeat(200)}`)
+  })
+})
+
+describe("a backlog of deliveries", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it(`is sent at most ${MAX_IN_FLIGHT} at a time once the notify URL is set`, async () => {
+    world = await startWorld({ callbackTimeoutMs: 5_000 })
+    const { mock, receiver } = world
+    const pair = await KeyPair.generate(2048)
+    const made = await dev<{ appKey: string }>(mock.url, "POST", "/dev/merchants", { publicKeyPem: pair.publicKeyPem })
+    const appKey = made.json.data!.appKey
+    const signer = await NodeCrypto.importPrivateKey(pair.privateKeyPem)
+    const orders = []
+    for (let i = 0; i < MAX_IN_FLIGHT + 4; i++) orders.push(await newOrder(mock.url, { appKey, signer }))
+    for (const order of orders) await move(mock.url, order.orderSn, "pay")
+    receiver.answer("hang")
+
+    const set = await dev(mock.url, "PUT", `/dev/merchants/${appKey}/notify-url`, { notifyUrl: receiver.url })
+    expect(set.json.code).toBe("SUCCESS")
+    await receiver.waitFor(MAX_IN_FLIGHT)
+    // The receiver holds every request open: no more come while those are in flight.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(receiver.received).toHaveLength(MAX_IN_FLIGHT)
   })
 })
 

@@ -3,6 +3,8 @@
 import { chromiumArgs, assertChromium } from "@pc/chromium"
 import { Wire } from "@pc/core"
 import { Schema } from "effect"
+import { createServer, request as httpRequest } from "node:http"
+import type { AddressInfo } from "node:net"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
@@ -163,5 +165,50 @@ describe("the hosted checkout page", () => {
     })
     expect(button.status).toBe(404)
     expect(await button.json()).toEqual({ code: "notFound", msg: "no order PC00000000000000000000", data: null })
+  })
+})
+
+describe("the hosted checkout page behind a proxy with a path prefix", () => {
+  it("keeps its forms and its redirect under the prefix of --public-url", async () => {
+    // A reverse proxy that serves the mock under /pc/, as --public-url http://proxy/pc says.
+    let target = ""
+    const proxy = createServer((req, res) => {
+      if (!req.url?.startsWith("/pc/")) {
+        res.writeHead(502, { "content-type": "text/plain" })
+        res.end(`outside the prefix: ${req.url}`)
+        return
+      }
+      const upstream = httpRequest(
+        `${target}${req.url.slice("/pc".length)}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        }
+      )
+      req.pipe(upstream)
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
+    const publicUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/pc`
+    const prefixed = await startMock({ environment: "production", publicUrl })
+    target = prefixed.listenUrl
+    try {
+      const orderId = `web-proxy-${Date.now()}`
+      const created = await createOrder(prefixed.url, JSON.stringify({ orderId, amount: "2.00", currency: "USD" }))
+      const { orderSn, h5Url } = Schema.decodeUnknownSync(Wire.CreateOrderResult)(created.json.data)
+      expect(h5Url).toBe(`${publicUrl}/h5/checkout/${orderSn}`)
+
+      await p().goto(h5Url)
+      expect(await p().getByTestId("outer-order").textContent()).toBe(orderId)
+      await p().getByRole("button", { name: "Pay" }).click()
+      await p().waitForURL(h5Url)
+      await p().getByTestId("status").filter({ hasText: "PAID" }).waitFor({ timeout: 10_000 })
+      const order = await dev(prefixed.listenUrl, "GET", `/dev/orders/${orderSn}`)
+      expect(order.json.data).toMatchObject({ status: "PAID" })
+    } finally {
+      await prefixed.close()
+      proxy.closeAllConnections()
+      await new Promise<void>((resolve) => proxy.close(() => resolve()))
+    }
   })
 })

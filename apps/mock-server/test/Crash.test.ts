@@ -58,7 +58,7 @@ const tempDb = () => {
 }
 
 /** Runs `main.ts` as its own process from the repository root, collecting stdout and stderr. */
-const run = (db: string, port: number) => {
+const run = (db: string, port: number, extra: ReadonlyArray<string> = []) => {
   const child = spawn(
     process.execPath,
     [
@@ -72,7 +72,8 @@ const run = (db: string, port: number) => {
       "--db",
       db,
       "--callback-backoff-ms",
-      "300"
+      "300",
+      ...extra
     ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } }
   )
@@ -89,8 +90,8 @@ const run = (db: string, port: number) => {
 }
 
 /** Starts the mock on a free port (`--port 0`), and resolves with its URL once it says it listens. */
-const spawnMock = async (db: string): Promise<MockProcess> => {
-  const { child, output: read, exited } = run(db, 0)
+const spawnMock = async (db: string, extra: ReadonlyArray<string> = []): Promise<MockProcess> => {
+  const { child, output: read, exited } = run(db, 0, extra)
   let output = ""
   const url = await waitUntil(
     () => {
@@ -253,6 +254,39 @@ describe("the mock as a process", () => {
       expect(await stop(again, signal)).toEqual({ code: 0, signal: null })
     }
   )
+
+  it("a second mock on the same database file ends at once with exit code 1 and says why; the first keeps serving", async () => {
+    const db = tempDb()
+    // Behind a proxy: the ready line says where it listens and, apart, the public URL it hands out.
+    const first = await spawnMock(db, ["--public-url", "https://proxy.example/pc/"])
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/)
+    expect(first.output()).toContain("public URL:           https://proxy.example/pc\n")
+    expect(first.output()).toContain("docs:                 https://proxy.example/pc/docs")
+    try {
+      const started = Date.now()
+      const second = run(db, 0)
+      let timer: NodeJS.Timeout | undefined
+      const exit = await Promise.race([
+        second.exited,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the second mock did not exit:\n${second.output()}`)), 15_000)
+        })
+      ]).finally(() => clearTimeout(timer))
+      expect(exit).toEqual({ code: 1, signal: null })
+      expect(second.output()).toContain(
+        `the mock failed to start: another mock is using ${db}; stop it or pass another --db`
+      )
+      expect(second.output()).not.toContain("listening on")
+      // Process start-up (tsx) included: no long wait for SQLite's busy timeout.
+      expect(Date.now() - started).toBeLessThan(10_000)
+
+      const { orderSn } = await newPaidOrder(first.url)
+      const order = await dev<Wire.Order>(first.url, "GET", `/dev/orders/${orderSn}`)
+      expect(order.json.data).toMatchObject({ orderSn, status: "PAID" })
+    } finally {
+      expect(await stop(first, "SIGTERM")).toEqual({ code: 0, signal: null })
+    }
+  })
 
   it("a port already in use ends the process with exit code 1 and says why", async () => {
     const taken = createServer()

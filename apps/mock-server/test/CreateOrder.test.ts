@@ -270,6 +270,29 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
       expectSignError(answer, cause)
     })
 
+    it("finds the merchant whatever the case of X-R-AK, and checks the signature over X-R-AK as sent", async () => {
+      const upper = TEST_MERCHANT_APP_KEY.toUpperCase()
+      const id = orderId()
+      // Signed over the upper-case appKey that is sent: valid, and the same merchant (same order).
+      const first = expectCreated(await signed(mock.url, usd(id), { appKey: upper }), id)
+      const again = expectCreated(await signed(mock.url, usd(id)), id)
+      expect(again.orderSn).toBe(first.orderSn)
+      // Signed over the stored lower-case form while X-R-AK says upper case: not what was sent.
+      const timestamp = Date.now()
+      const body = usd(orderId())
+      const stringToSign = Canonical.requestStringToSign({
+        method: "POST",
+        path: Wire.CREATE_ORDER_PATH,
+        appKey: TEST_MERCHANT_APP_KEY,
+        timestamp,
+        body
+      })
+      expectSignError(
+        await signed(mock.url, body, { appKey: upper, timestamp, stringToSign }),
+        /the signature does not match the request/
+      )
+    })
+
     it("refuses an unknown appKey", async () => {
       const appKey = randomUUID()
       const answer = await signed(mock.url, body(), { appKey })
@@ -500,6 +523,65 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
     })
 
     it.each([
+      ["with more decimals than a double keeps", "99999999999.9999999", "USD", /has 7 decimals/],
+      ["0.30000000000000001", "0.30000000000000001", "USD", /has 17 decimals/],
+      ["with a trailing zero past USD's decimals", "10.500", "USD", /has 3 decimals/],
+      ["in exponent notation", "1e2", "USD", /exponent/],
+      ["in exponent notation with a fraction", "1.5E+1", "USD", /exponent/],
+      ["with a decimal point in JPY", "100.0", "JPY", /has 1 decimals/],
+      ["a negative zero", "-0", "USD", /not positive/],
+      ["zero with decimals", "0.00", "USD", /not positive/]
+    ])("refuses a JSON-number amount %s, as written (%s %s)", async (_, raw, currency, cause) => {
+      // Raw text: JSON.stringify would already round the number the way JSON.parse does.
+      const body = `{"orderId":"${orderId()}","amount":${raw},"currency":"${currency}"}`
+      const msg = expectParamError(await signed(mock.url, body), "amount")
+      expect(msg).toMatch(cause)
+      expect(msg).toContain(raw)
+    })
+
+    it.each([
+      ["10.5", "USD", "10.50"],
+      ["10.50", "USD", "10.50"],
+      ["0.01", "USD", "0.01"],
+      ["123456789012.99", "USD", "123456789012.99"],
+      ["1.5", "KWD", "1.500"],
+      ["100", "JPY", "100"]
+    ])("accepts the JSON-number amount %s %s as written and stores %s", async (raw, currency, stored) => {
+      const id = orderId()
+      const body = `{"orderId":"${id}","amount":${raw},"currency":"${currency}"}`
+      const result = expectCreated(await signed(mock.url, body), id)
+      const order = await dev<{ amount: string }>(mock.url, "GET", `/dev/orders/${result.orderSn}`)
+      expect(order.json.data?.amount).toBe(stored)
+    })
+
+    it.each([
+      ["orderId", '{"orderId":"o","amount":"1.00","currency":"USD","orderId":"p"}'],
+      ["amount", '{"orderId":"o","amount":"1.00","currency":"USD","amount":"100.00"}'],
+      ["amount", '{"orderId":"o","amount":1,"amount":2,"currency":"USD"}'],
+      ["note", '{"orderId":"o","note":{"a":1},"amount":"1.00","currency":"USD","note":[]}']
+    ])('refuses a body with the key "%s" twice, though both copies are signed', async (key, body) => {
+      const { msg } = expectEnvelope(await signed(mock.url, body), 400, "paramError")
+      expect(msg).toBe(`body: duplicate key "${key}"`)
+    })
+
+    it("judges duplicates at the top level only, and keys by their decoded text", async () => {
+      const id = orderId()
+      const nested = `{"orderId":"${id}","amount":"1.00","currency":"USD","meta":{"a":1,"a":2}}`
+      expectCreated(await signed(mock.url, nested), id)
+      const escaped = '{"orderId":"o","amount":"1.00","currency":"USD","\\u006frderId":"p"}'
+      const { msg } = expectEnvelope(await signed(mock.url, escaped), 400, "paramError")
+      expect(msg).toBe('body: duplicate key "orderId"')
+    })
+
+    it("refuses an orderId with a lone surrogate: it has no UTF-8 form to sign", async () => {
+      const msg = expectParamError(
+        await signed(mock.url, '{"orderId":"\\ud800","amount":"1.00","currency":"USD"}'),
+        "orderId"
+      )
+      expect(msg).toMatch(/surrogate/)
+    })
+
+    it.each([
       ["lower case", "usd"],
       ["unknown", "XYZ"],
       ["withdrawn", "HRK"],
@@ -680,6 +762,31 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
       expect(msg).toContain("1024")
     })
 
+    it.each([
+      ["/dev/platform-keys/rotate"],
+      ["/dev/orders/PC0/pay"],
+      ["/dev/orders/PC0/fail"],
+      ["/dev/orders/PC0/expire"],
+      [`/dev/merchants/${TEST_MERCHANT_APP_KEY}/keys/1/disable`],
+      ["/dev/callbacks/dlv_x/resend"],
+      ["/h5/checkout/PC0/pay"],
+      ["/h5/checkout/PC0/fail"]
+    ])("refuses a body over the limit on POST %s, which takes none, before it acts", async (path) => {
+      const answer = await send(`${small.url}${path}`, { method: "POST", body: "x".repeat(1025) })
+      expectEnvelope(answer, 413, "payloadTooLarge")
+    })
+
+    it("rotates nothing on a refused body, and ignores a body within the limit", async () => {
+      const keys = async () => (await dev<ReadonlyArray<unknown>>(small.url, "GET", "/dev/platform-keys")).json.data
+      const before = await keys()
+      const refused = await send(`${small.url}/dev/platform-keys/rotate`, { method: "POST", body: "x".repeat(5000) })
+      expectEnvelope(refused, 413, "payloadTooLarge")
+      expect(await keys()).toEqual(before)
+      const rotated = await send(`${small.url}/dev/platform-keys/rotate`, { method: "POST", body: "x".repeat(1024) })
+      expectEnvelope(rotated, 200, "SUCCESS")
+      expect(await keys()).toHaveLength(before!.length + 1)
+    })
+
     it("applies the limit to /dev bodies too", async () => {
       const answer = await send(`${small.url}/dev/merchants`, {
         method: "POST",
@@ -766,9 +873,12 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
       ["deeply nested objects", '{"a":'.repeat(5_000) + "1" + "}".repeat(5_000)],
       ["a huge number amount", orderBody({ orderId: "M-huge", amount: 1e308, currency: "USD" })],
       ["a huge integer amount", '{"orderId":"M-huge2","amount":123456789012345678901234567890,"currency":"USD"}'],
-      ["duplicate keys", '{"orderId":"a","orderId":"b","amount":"1.00","currency":"USD"}'],
       ["a __proto__ key", '{"__proto__":{"orderId":"x"},"amount":"1.00","currency":"USD"}'],
-      ["a lone surrogate in orderId", '{"orderId":"\\ud800","amount":"1.00","currency":"USD"}'],
+      [
+        "a huge JSON-number amount with many decimals",
+        `{"orderId":"M-d","amount":1.${"5".repeat(5_000)},"currency":"USD"}`
+      ],
+      ["a key with escapes", '{"\\u0000\\"\\\\":1,"orderId":"M-k","amount":"1.00","currency":"USD"}'],
       ["NUL bytes", '{"orderId":"a\u0000b","amount":"1.00","currency":"USD"}'],
       ["only whitespace", "   "],
       ["an empty object", "{}"]
@@ -802,8 +912,9 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
   })
 })
 
-// Requests Node's HTTP parser refuses before any route runs. The contract still asks for the
-// envelope and an X-Request-Id ("every response"); today Node answers them itself, bare.
+// Requests Node's HTTP parser refuses before any route runs. The contract asks for the envelope and
+// an X-Request-Id on every response, so the server answers these itself rather than leave Node's
+// bare answer (see src/http/ClientError.ts).
 describe("malformed HTTP framing still gets the envelope", () => {
   let mock: RunningMock
   beforeAll(async () => {
@@ -836,11 +947,12 @@ describe("malformed HTTP framing still gets the envelope", () => {
     expect(typeof envelope.msg).toBe("string")
   }
 
-  it("answers a header section over the server's limit (431) with an envelope", async () => {
+  it("answers a header section over the server's limit with payloadTooLarge and its status, 413", async () => {
     const raw = await rawExchange(
       `POST ${Wire.CREATE_ORDER_PATH} HTTP/1.1\r\nHost: x\r\nX-Filler: ${"a".repeat(20_000)}\r\n\r\n`
     )
-    expectRawEnvelope(raw, 431)
+    expectRawEnvelope(raw, 413)
+    expect(JSON.parse(raw.split("\r\n\r\n")[1]!)).toMatchObject({ code: "payloadTooLarge" })
   })
 
   it("answers a malformed header line (400) with an envelope", async () => {

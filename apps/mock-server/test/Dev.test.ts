@@ -278,6 +278,15 @@ describe("developer menu (production)", () => {
         expect(view.notifyUrl).toBe(notifyUrl)
       })
 
+      it.each([
+        ["http://u:p@127.0.0.1:9/cb"],
+        ["https://user@merchant.example/cb"],
+        ["http://:secret@merchant.example/"]
+      ])("refuses a notifyUrl with credentials (%s) with paramError, and makes no merchant", async (notifyUrl) => {
+        const answer = await call(mock.url, "POST", "/dev/merchants", { publicKeyPem: shared.publicKeyPem, notifyUrl })
+        expectError(answer, 400, "paramError", /^notifyUrl: must not contain a user name or password$/)
+      })
+
       it("gives every merchant its own appKey", async () => {
         const pair = shared
         const a = expectOk(
@@ -543,6 +552,16 @@ describe("developer menu (production)", () => {
           "paramError",
           /^notifyUrl\b/
         )
+        expectError(
+          await call(mock.url, "PUT", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, {
+            notifyUrl: "http://u:p@127.0.0.1:9/cb"
+          }),
+          400,
+          "paramError",
+          /^notifyUrl: must not contain a user name or password$/
+        )
+        const view = expectOk(await call<MerchantView>(mock.url, "GET", `/dev/merchants/${TEST_MERCHANT_APP_KEY}`))
+        expect(view.notifyUrl ?? "").not.toContain("u:p@")
         expectError(
           await call(mock.url, "PUT", `/dev/merchants/${randomUUID()}/notify-url`, { notifyUrl: "https://x.example/" }),
           404,

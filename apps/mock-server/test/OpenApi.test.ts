@@ -118,6 +118,35 @@ describe("GET /openapi.json", () => {
     expect(JSON.stringify(op.responses)).toContain("h5Url")
   })
 
+  it("documents the create-order body as the contract has it: unknown fields allowed, orderId and currency rules", () => {
+    const op = operation(Wire.CREATE_ORDER_PATH, "post")
+    const schema = (op.requestBody as { content: { "application/json": { schema: Record<string, unknown> } } }).content[
+      "application/json"
+    ].schema
+    expect(schema.type).toBe("object")
+    expect(schema.required).toEqual(["orderId", "amount", "currency"])
+    // The contract ignores unknown fields, so the schema must not forbid them.
+    expect(schema.additionalProperties).not.toBe(false)
+    const properties = schema.properties as Record<string, Record<string, unknown>>
+    expect(properties.orderId).toMatchObject({ type: "string", minLength: 1, maxLength: 64 })
+    expect(properties.currency).toMatchObject({ type: "string", pattern: "^[A-Z]{3}$" })
+    expect(new RegExp(String(properties.currency!.pattern)).test("USD")).toBe(true)
+    expect(new RegExp(String(properties.currency!.pattern)).test("usd")).toBe(false)
+  })
+
+  it("embeds plain schemas: no $schema of their own, nothing that forbids extra properties, every $ref resolves", () => {
+    const text = JSON.stringify(document)
+    expect(text).not.toContain('"$schema"')
+    expect(text).not.toContain("draft-07")
+    expect(text).not.toMatch(/"additionalProperties":false/)
+    for (const [, ref] of text.matchAll(/"\$ref":"([^"]+)"/g)) {
+      const name = /^#\/components\/schemas\/(.+)$/.exec(ref!)?.[1]
+      expect(name, ref).toBeDefined()
+      const components = document.components as { schemas?: Record<string, unknown> } | undefined
+      expect(components?.schemas?.[name!], ref).toBeDefined()
+    }
+  })
+
   it("documents the orderSn query parameter of GET /dev/callbacks", () => {
     const query = parametersOf(operation("/dev/callbacks", "get")).filter((p) => p.in === "query")
     expect(query.map((p) => p.name)).toEqual(["orderSn"])

@@ -205,10 +205,41 @@ describe("sandbox: X-R-AK is still checked", () => {
     expect(answer.data).toBeNull()
   })
 
-  it("refuses an X-R-AK that is not a UUID with signError", async () => {
-    const answer = await create(body(), { appKey: "not-an-app-key" })
+  it.each([
+    ["a short text", "not-an-app-key"],
+    ["15 KB of text", "k".repeat(15_000)],
+    ["a UUID with something after it", `${TEST_MERCHANT_APP_KEY}x`]
+  ])("refuses an X-R-AK that is not a UUID (%s) as malformed, before any lookup", async (_, appKey) => {
+    const answer = await create(body(), { appKey })
     expect(answer.status).toBe(401)
     expect(answer.code).toBe("signError")
+    expect(answer.msg).toBe("signature verification failed: malformed header X-R-AK: the appKey is a UUID")
+    expect(check(answer)).toBe("invalid")
+  })
+
+  it("finds the merchant whatever the case of X-R-AK; production's verdict covers X-R-AK as sent", async () => {
+    const upper = TEST_MERCHANT_APP_KEY.toUpperCase()
+    const text = body()
+    const first = await create(text, { appKey: upper })
+    expectSuccess(first)
+    expect(check(first)).toBe("valid")
+    // The same merchant: the same orderId gives the same order.
+    const again = await create(text)
+    expectSuccess(again)
+    expect(again.data).toEqual(first.data)
+    // Signed over the lower-case form while X-R-AK says upper case: production would refuse it.
+    const timestamp = Date.now()
+    const other = body()
+    const stringToSign = Canonical.requestStringToSign({
+      method: "POST",
+      path: Wire.CREATE_ORDER_PATH,
+      appKey: TEST_MERCHANT_APP_KEY,
+      timestamp,
+      body: other
+    })
+    const mismatched = await create(other, { appKey: upper, timestamp, stringToSign })
+    expectSuccess(mismatched)
+    expect(check(mismatched)).toBe("invalid")
   })
 })
 

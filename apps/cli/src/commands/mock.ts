@@ -1,8 +1,11 @@
-/** `pc mock`: runs the mock server for one environment (CONTRACT.md "Running the mock"). */
+/**
+ * `pc mock`: runs the mock server for one environment (CONTRACT.md "Running the mock"), with every
+ * flag of `pnpm mock` and the same check of the configuration (mock-server's `check`).
+ */
 import { Command, Options } from "@effect/cli"
 import { Environment } from "@pc/core"
-import { Effect, Option } from "effect"
-import { defaultDbFile, defaults, run } from "mock-server"
+import { Console, Effect, Option } from "effect"
+import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, readyMessage, start } from "mock-server"
 
 const env = Options.choice("env", Environment.environments).pipe(
   Options.withDefault(defaults.environment),
@@ -11,7 +14,7 @@ const env = Options.choice("env", Environment.environments).pipe(
 const host = Options.text("host").pipe(Options.withDefault(defaults.host), Options.withDescription("address to bind"))
 const port = Options.integer("port").pipe(
   Options.withDefault(defaults.port),
-  Options.withDescription("port (0: any free one)")
+  Options.withDescription("port, 0 to 65535 (0: any free one)")
 )
 const db = Options.text("db").pipe(
   Options.optional,
@@ -19,23 +22,87 @@ const db = Options.text("db").pipe(
 )
 const publicUrl = Options.text("public-url").pipe(
   Options.optional,
-  Options.withDescription("base of the URLs handed out (h5Url); default http://host:port")
+  Options.withDescription("http(s) base of the URLs handed out (h5Url); default http://host:port")
 )
 const callbackBackoffMs = Options.integer("callback-backoff-ms").pipe(
   Options.withDefault(defaults.callbackBackoffMs),
-  Options.withDescription("first callback retry delay in ms; doubles each attempt")
+  Options.withDescription("first callback retry delay in ms (at least 1); doubles each attempt")
+)
+const callbackTimeoutMs = Options.integer("callback-timeout-ms").pipe(
+  Options.withDefault(defaults.callbackTimeoutMs),
+  Options.withDescription("time allowed for one callback attempt, in ms")
+)
+const orderTtlMs = Options.integer("order-ttl-ms").pipe(
+  Options.withDefault(defaults.orderTtlMs),
+  Options.withDescription("orders still CREATED after this many ms expire")
+)
+const bodyLimitBytes = Options.integer("body-limit-bytes").pipe(
+  Options.withDefault(defaults.bodyLimitBytes),
+  Options.withDescription("larger request bodies get payloadTooLarge")
+)
+const rateLimitPerMinute = Options.integer("rate-limit-per-minute").pipe(
+  Options.optional,
+  Options.withDescription("create-order requests per appKey per minute before rateLimited (default: no limit)")
 )
 
-export const mock = Command.make("mock", { env, host, port, db, publicUrl, callbackBackoffMs }, (options) =>
-  Effect.promise(() =>
-    run({
-      ...defaults,
-      environment: options.env,
-      host: options.host,
-      port: options.port,
-      db: Option.getOrElse(options.db, () => defaultDbFile(options.env)),
-      publicUrl: Option.getOrUndefined(Option.map(options.publicUrl, (url) => url.replace(/\/+$/, ""))),
-      callbackBackoffMs: options.callbackBackoffMs
-    })
-  ).pipe(Effect.zipRight(Effect.never))
+const flags = {
+  env,
+  host,
+  port,
+  db,
+  publicUrl,
+  callbackBackoffMs,
+  callbackTimeoutMs,
+  orderTtlMs,
+  bodyLimitBytes,
+  rateLimitPerMinute
+}
+
+type Flags = Command.Command.ParseConfig<typeof flags>
+
+const configOf = (options: Flags): MockConfigShape => ({
+  ...defaults,
+  environment: options.env,
+  host: options.host,
+  port: options.port,
+  db: Option.getOrElse(options.db, () => defaultDbFile(options.env)),
+  publicUrl: Option.getOrUndefined(options.publicUrl),
+  callbackBackoffMs: options.callbackBackoffMs,
+  callbackTimeoutMs: options.callbackTimeoutMs,
+  orderTtlMs: options.orderTtlMs,
+  bodyLimitBytes: options.bodyLimitBytes,
+  rateLimitPerMinute: Option.getOrUndefined(options.rateLimitPerMinute)
+})
+
+/**
+ * Ends the command as `pnpm mock` does: a configuration the mock refuses is a usage error (its
+ * message, exit code 2); a start that fails (a port in use, another mock on the database) says why
+ * with exit code 1.
+ */
+const report = (error: unknown) =>
+  Effect.sync(() => {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exitCode = 2
+      return
+    }
+    console.error("the mock failed to start:", error instanceof Error ? error.message : String(error))
+    process.exitCode = 1
+  })
+
+/** Serves until the runtime interrupts it (SIGINT, SIGTERM), then closes the server and the database. */
+const serve = (config: MockConfigShape) =>
+  Effect.acquireRelease(Effect.tryPromise({ try: () => start(config), catch: (error) => error }), (server) =>
+    Console.log("stopping the mock").pipe(Effect.zipRight(Effect.promise(() => server.close())))
+  ).pipe(
+    Effect.tap((server) => Console.log(readyMessage(server))),
+    Effect.zipRight(Effect.never),
+    Effect.scoped
+  )
+
+export const mock = Command.make("mock", flags, (options) =>
+  Effect.try({ try: () => check(configOf(options)), catch: (error) => error }).pipe(
+    Effect.flatMap(serve),
+    Effect.catchAll(report)
+  )
 ).pipe(Command.withDescription("Run the Merchant Payment Connect mock server"))

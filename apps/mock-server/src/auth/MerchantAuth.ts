@@ -11,10 +11,22 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { MockConfig } from "../Config.js"
 import { type ApiError, signError } from "../http/Envelope.js"
 import { Store } from "../store/Store.js"
-import { diagnose } from "./diagnose.js"
+import { diagnose } from "./Diagnose.js"
 
 /** What the sandbox tells the integrator in `X-R-Signature-Check`. */
 export type SignatureCheck = "valid" | "invalid" | "missing"
+
+/**
+ * The response header that carries a sandbox's {@link SignatureCheck}, built in one place.
+ *
+ * @example
+ * ```ts
+ * signatureCheckHeader("invalid") // { "x-r-signature-check": "invalid" }
+ * ```
+ */
+export const signatureCheckHeader = (check: SignatureCheck): Readonly<Record<string, string>> => ({
+  [Headers.SIGNATURE_CHECK.toLowerCase()]: check
+})
 
 export interface AuthInput {
   readonly method: string
@@ -25,10 +37,14 @@ export interface AuthInput {
 }
 
 export interface Authenticated {
+  /** The merchant's appKey as stored (lower case), whatever the case of X-R-AK. */
   readonly appKey: string
   /** Set in sandbox: production's verdict, for the `X-R-Signature-Check` header. */
   readonly signatureCheck: SignatureCheck | undefined
 }
+
+/** The stored form of an appKey: UUIDs compare case-insensitively and the mock stores them lower case. */
+const storedAppKey = (appKey: string): string => appKey.toLowerCase()
 
 type Verdict =
   | { readonly ok: true; readonly appKey: string }
@@ -63,9 +79,12 @@ export const make = Effect.gen(function* () {
         const missing = parsed.error.header === Headers.RequestHeaders.signature && parsed.error.reason === "Missing"
         return { ok: false, appKey, missing, cause: parsed.error.message } satisfies Verdict
       }
-      const { appKey, timestamp, keyVersion, signature } = parsed.headers
+      // The string to sign has X-R-AK as sent (spec 5.3: the appKey the merchant sends); the
+      // merchant is found by its stored, lower-case form.
+      const { appKey: sentAppKey, timestamp, keyVersion, signature } = parsed.headers
+      const appKey = storedAppKey(sentAppKey)
       if (!(yield* store.merchantExists(appKey))) {
-        return { ok: false, appKey: undefined, missing: false, cause: `unknown appKey ${appKey}` } satisfies Verdict
+        return { ok: false, appKey: undefined, missing: false, cause: `unknown appKey ${sentAppKey}` } satisfies Verdict
       }
       const window = Timestamp.checkWindow(timestamp, nowMs)
       if (!window.ok) {
@@ -90,7 +109,7 @@ export const make = Effect.gen(function* () {
       }
       if (signature === undefined) return { ok: true, appKey } satisfies Verdict
       const verifier = yield* verifierOf(appKey, keyVersion, key.value.publicKeyPem)
-      const text = Canonical.requestStringToSign({ ...input, appKey, timestamp })
+      const text = Canonical.requestStringToSign({ ...input, appKey: sentAppKey, timestamp })
       if (yield* Effect.promise(() => verifier.verify(text, signature))) return { ok: true, appKey } satisfies Verdict
       return { ok: false, appKey, missing: false, cause: "the signature does not match the request" } satisfies Verdict
     })
@@ -98,8 +117,10 @@ export const make = Effect.gen(function* () {
   /** Logs the likely cause of a refused signature, without the signature or any key. */
   const explain = (input: AuthInput, verdict: Verdict & { readonly ok: false }, nowMs: number) =>
     Effect.gen(function* () {
-      const likely = yield* diagnose(input, nowMs, (appKey) =>
-        store.getMerchant(appKey).pipe(
+      const likely = yield* diagnose(input, nowMs, (sentAppKey) => {
+        if (!Headers.isAppKey(sentAppKey)) return Effect.succeed([])
+        const appKey = storedAppKey(sentAppKey)
+        return store.getMerchant(appKey).pipe(
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.succeed([]),
@@ -121,7 +142,7 @@ export const make = Effect.gen(function* () {
             })
           )
         )
-      )
+      })
       yield* Effect.logWarning("signature check failed").pipe(
         Effect.annotateLogs({
           environment: config.environment,
@@ -148,10 +169,17 @@ export const make = Effect.gen(function* () {
       // Sandbox: X-R-AK must name a known merchant; nothing else is enforced. Even that refusal
       // says what production would have decided of the signature.
       const check: SignatureCheck = verdict.ok ? "valid" : verdict.missing ? "missing" : "invalid"
-      const checkHeader = { [Headers.SIGNATURE_CHECK.toLowerCase()]: check }
-      const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
-      if (appKey === undefined) return yield* signError(`missing header ${Headers.RequestHeaders.appKey}`, checkHeader)
-      if (!(yield* store.merchantExists(appKey))) return yield* signError(`unknown appKey ${appKey}`, checkHeader)
+      const checkHeader = signatureCheckHeader(check)
+      const sentAppKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
+      if (sentAppKey === undefined) {
+        return yield* signError(`missing header ${Headers.RequestHeaders.appKey}`, checkHeader)
+      }
+      // Only a UUID is looked up: X-R-AK can be kilobytes of anything.
+      if (!Headers.isAppKey(sentAppKey)) {
+        return yield* signError(`malformed header ${Headers.RequestHeaders.appKey}: the appKey is a UUID`, checkHeader)
+      }
+      const appKey = storedAppKey(sentAppKey)
+      if (!(yield* store.merchantExists(appKey))) return yield* signError(`unknown appKey ${sentAppKey}`, checkHeader)
       if (verdict.ok) return { appKey, signatureCheck: "valid" }
       if (verdict.missing) return { appKey, signatureCheck: "missing" }
       yield* explain(input, verdict, nowMs)

@@ -8,12 +8,41 @@
 import { Canonical, Headers } from "@pc/core"
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Queue, Random } from "effect"
 import { MockConfig } from "../Config.js"
+import { isoTime } from "../IsoTime.js"
 import { Orders } from "../orders/Orders.js"
 import { type Delivery, Store } from "../store/Store.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 
 const EXCERPT = 200
+/** How much of a merchant's answer is read: enough for the excerpt, never a whole large body. */
+const ANSWER_PREFIX_BYTES = 1024
 const LEASE_MARGIN_MS = 1000
+/**
+ * Attempts in flight at most. Setting a notify URL makes a whole backlog due at once: it is sent
+ * this many at a time, not as hundreds of simultaneous requests to one merchant.
+ */
+export const MAX_IN_FLIGHT = 16
+
+/** The first `max` bytes (about) of a response body as text; the rest is never downloaded. */
+const readPrefix = async (response: Response, max: number): Promise<string> => {
+  const reader = response.body?.getReader()
+  if (reader === undefined) return ""
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.length
+    }
+  } catch {
+    // A body cut off (or timed out) after the status line: the status is what counts.
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max))
+}
 
 /** The delay before attempt `n + 1` after `n` failed attempts: doubling from `baseMs`, +-25% jitter. */
 export const backoffDelay = (baseMs: number, failedAttempts: number, random: number): number =>
@@ -48,7 +77,7 @@ export const make = Effect.gen(function* () {
           redirect: "manual",
           signal: AbortSignal.any([signal, timeout])
         })
-        const text = await response.text().catch(() => "")
+        const text = await readPrefix(response, ANSWER_PREFIX_BYTES)
         return { status: response.status, excerpt: text.slice(0, EXCERPT) }
       },
       catch: (cause) =>
@@ -57,16 +86,18 @@ export const make = Effect.gen(function* () {
           : `request failed: ${cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause)}`
     })
 
-  const attempt = (delivery: Delivery) =>
+  /** One attempt of a delivery leased until `leasedUntilMs` (see `Store.lease`). */
+  const attempt = (delivery: Delivery, leasedUntilMs: number) =>
     Effect.gen(function* () {
       const startedMs = yield* Clock.currentTimeMillis
-      const at = new Date(startedMs).toISOString()
+      const at = isoTime(startedMs)
       const url = yield* store.notifyUrlOf(delivery.appKey)
       if (url === null) {
         // Nothing to send yet: a failed attempt like any other, retried with the same backoff, and
         // made due at once when the merchant sets its notify URL (see Store.setNotifyUrl).
         yield* store.recordAttempt(
           delivery,
+          leasedUntilMs,
           { at, url: null, httpStatus: null, error: NO_NOTIFY_URL, keyVersion: null, durationMs: 0 },
           nextAfterFailure(delivery, startedMs, yield* Random.next)
         )
@@ -103,7 +134,12 @@ export const make = Effect.gen(function* () {
       const next = delivered
         ? ({ status: "delivered" } as const)
         : nextAfterFailure(delivery, endedMs, yield* Random.next)
-      yield* store.recordAttempt(delivery, { at, url, httpStatus, error, keyVersion: key.version, durationMs }, next)
+      yield* store.recordAttempt(
+        delivery,
+        leasedUntilMs,
+        { at, url, httpStatus, error, keyVersion: key.version, durationMs },
+        next
+      )
       yield* Effect.logInfo(delivered ? "callback delivered" : "callback attempt failed").pipe(
         Effect.annotateLogs({
           deliveryId: delivery.id,
@@ -112,7 +148,7 @@ export const make = Effect.gen(function* () {
           httpStatus: httpStatus ?? "none",
           durationMs,
           ...(error === null ? {} : { error }),
-          next: next.status === "pending" ? new Date(next.nextAttemptAtMs).toISOString() : next.status
+          next: next.status === "pending" ? isoTime(next.nextAttemptAtMs) : next.status
         })
       )
     })
@@ -128,15 +164,19 @@ export const make = Effect.gen(function* () {
     }
     let started = 0
     for (const delivery of yield* store.dueDeliveries(nowMs)) {
+      if (inFlight.size >= MAX_IN_FLIGHT) break
       if (inFlight.has(delivery.id)) continue
-      inFlight.add(delivery.id)
-      started++
       // Lease the row for the attempt's length: while it runs the row is not due (so this loop does
       // not spin), and if the process dies mid-attempt the row is due again once the lease ends.
-      yield* store.lease(delivery.id, nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS)
+      // Only the lease that took the row attempts it; the lease value also tells the attempt's
+      // record whether a resend came in meanwhile.
+      const leasedUntilMs = nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS
+      if (!(yield* store.lease(delivery.id, nowMs, leasedUntilMs))) continue
+      inFlight.add(delivery.id)
+      started++
       yield* FiberSet.run(
         fibers,
-        attempt(delivery).pipe(
+        attempt(delivery, leasedUntilMs).pipe(
           Effect.catchAllCause((cause) => Effect.logError("callback attempt crashed", cause)),
           Effect.ensuring(Effect.sync(() => inFlight.delete(delivery.id))),
           Effect.ensuring(wake.offer(undefined))
@@ -147,8 +187,9 @@ export const make = Effect.gen(function* () {
       (yield* store.nextDeliveryAt) ?? Number.POSITIVE_INFINITY,
       (yield* store.nextExpiry) ?? Number.POSITIVE_INFINITY
     )
-    // Due now yet nothing started means only in-flight rows are due (a resend during an attempt):
-    // wait for an attempt to end (it wakes us) rather than spin.
+    // Due now yet nothing started means only in-flight rows are due (a resend during an attempt),
+    // or as many attempts are in flight as allowed: wait for an attempt to end (it wakes us)
+    // rather than spin.
     const next = soonest <= nowMs && started === 0 ? nowMs + 1000 : soonest
     // Sleep until the next thing is due (at most a second), or until something new is queued.
     const waitMs = Math.max(5, Math.min(1000, next - (yield* Clock.currentTimeMillis)))

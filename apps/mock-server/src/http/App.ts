@@ -7,6 +7,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Headers } from "@pc/core"
 import { Clock, Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { rawBody } from "./Body.js"
 import { envelope, fromError } from "./Envelope.js"
 import { makeResolver, methodNotAllowed, notFoundRoute, type Route } from "./Router.js"
 
@@ -28,8 +29,13 @@ const pathOf = (target: string): string => {
 const internalError = (requestId: string) =>
   envelope("internalError", `internal error; quote request id ${requestId} when reporting it`, null)
 
-export const makeApp = <R>(routes: ReadonlyArray<Route<R>>) => {
+/**
+ * The app of a route table. Routes that declare no body still get at most `bodyLimitBytes` of one
+ * (read and dropped before they run): a larger body is payloadTooLarge there too.
+ */
+export const makeApp = <R>(routes: ReadonlyArray<Route<R>>, options: { readonly bodyLimitBytes: number }) => {
   const resolve = makeResolver(routes)
+  const dropBody = Effect.asVoid(rawBody(options.bodyLimitBytes))
   const handle = (requestId: string) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -38,7 +44,9 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>) => {
       const resolution = resolve(request.method, path)
       const handled =
         resolution._tag === "Found"
-          ? resolution.route.handle(resolution.params)
+          ? resolution.route.body === undefined
+            ? Effect.zipRight(dropBody, resolution.route.handle(resolution.params))
+            : resolution.route.handle(resolution.params)
           : Effect.fail(
               resolution._tag === "MethodNotAllowed"
                 ? methodNotAllowed(request.method, path, resolution.allow)

@@ -4,7 +4,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { ErrorCode } from "@pc/core"
-import { Data } from "effect"
+import { Data, Effect, Option } from "effect"
 
 /** A request that ends in an error envelope. */
 export class ApiError extends Data.TaggedError("ApiError")<{
@@ -38,3 +38,19 @@ export const signError = (cause: string, headers?: Readonly<Record<string, strin
   headers === undefined
     ? new ApiError({ code: "signError", msg: ErrorCode.signErrorMessage(cause) })
     : new ApiError({ code: "signError", msg: ErrorCode.signErrorMessage(cause), headers })
+
+/**
+ * The value of a lookup, or notFound (`no <what>`) when there is none.
+ *
+ * @example
+ * ```ts
+ * store.getOrder(orderSn).pipe(orNotFound(`order ${orderSn}`))
+ * ```
+ */
+export const orNotFound =
+  (what: string) =>
+  <A, E, R>(lookup: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | ApiError, R> =>
+    Effect.flatMap(
+      lookup,
+      Option.match({ onNone: () => Effect.fail(notFound(`no ${what}`)), onSome: (value) => Effect.succeed(value) })
+    )

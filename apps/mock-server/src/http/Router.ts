@@ -24,7 +24,10 @@ export interface Route<R> {
   readonly summary: string
   readonly tag: "API" | "Developer menu" | "Checkout" | "Service"
   readonly description?: string
-  /** The JSON body it takes, for the OpenAPI document. */
+  /**
+   * The JSON body it takes and reads itself, for the OpenAPI document. A route without one gets
+   * any body sent read and dropped by the app (payloadTooLarge over the limit).
+   */
   readonly body?: Schema.Schema.Any
   /** Query parameters it reads, for the OpenAPI document. */
   readonly query?: ReadonlyArray<{ readonly name: string; readonly description: string }>

@@ -7,6 +7,7 @@ import { Clock, Context, Effect, Either, Layer, ParseResult, Ref, Schema } from 
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
+import { isoDay } from "../IsoTime.js"
 import { type OrderRecord, Store } from "../store/Store.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
@@ -14,15 +15,38 @@ export class PublicUrl extends Context.Tag("mock-server/PublicUrl")<PublicUrl, s
 
 const EVENT_TYPE = { PAID: "order.paid", FAILED: "order.failed", EXPIRED: "order.expired" } as const
 
-const decodeRequest = Schema.decodeUnknownEither(Wire.CreateOrderRequest)
+// Wire.CreateOrderRequest's fields without its struct-level amount check: the amount is parsed
+// once, below, and that one parse gives both the verdict and the canonical amount that is stored.
+const decodeFields = Schema.decodeUnknownEither(
+  Schema.Struct({ orderId: Wire.OrderId, amount: Wire.AmountInput, currency: Wire.Currency })
+)
 
-/** Validates a create-order body; the paramError's msg starts with the field it is about (`amount: ...`). */
-export const validate = (body: Record<string, unknown>): Either.Either<Wire.CreateOrderRequest, ApiError> =>
-  Either.mapLeft(decodeRequest(body, { errors: "first", onExcessProperty: "ignore" }), (error) => {
-    const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-    const field = issue?.path.join(".") || "body"
-    return paramError(`${field}: ${issue?.message ?? "invalid"}`)
-  })
+/** A create-order request that passed validation, its amount canonical (`"10.50"` for USD 10.5). */
+export interface ValidOrderRequest {
+  readonly orderId: string
+  readonly amount: string
+  readonly currency: string
+}
+
+/**
+ * Validates a create-order body (contract "Create order") and writes its amount canonically. Fails
+ * with a paramError whose msg starts with the field it is about (`amount: ...`); unknown fields are
+ * ignored.
+ */
+export const validate = (body: Record<string, unknown>): Either.Either<ValidOrderRequest, ApiError> =>
+  Either.flatMap(
+    Either.mapLeft(decodeFields(body, { errors: "first", onExcessProperty: "ignore" }), (error) => {
+      const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const field = issue?.path.join(".") || "body"
+      return paramError(`${field}: ${issue?.message ?? "invalid"}`)
+    }),
+    (fields) => {
+      const amount = Money.canonicalAmount(fields.amount, fields.currency)
+      return amount.ok
+        ? Either.right({ orderId: fields.orderId, amount: amount.amount, currency: fields.currency })
+        : Either.left(paramError(`amount: ${amount.error.message}`))
+    }
+  )
 
 /** An order as the outside sees it (the developer menu, callbacks): without the store's own fields. */
 export const publicOrder = (order: OrderRecord): Wire.Order => ({
@@ -44,7 +68,7 @@ export const callbackBody = (eventId: string, order: OrderRecord): string =>
   })
 
 const orderSnFor = (nowMs: number): string => {
-  const day = new Date(nowMs).toISOString().slice(0, 10).replaceAll("-", "")
+  const day = isoDay(nowMs)
   // 12 uniformly random digits after the date; the store draws again on the (astronomically rare) repeat.
   const random = String(randomInt(0, 1_000_000_000_000)).padStart(12, "0")
   return `PC${day}${random}`
@@ -65,17 +89,15 @@ export const make = Effect.gen(function* () {
       )
     )
 
-  const create = (appKey: string, request: Wire.CreateOrderRequest) =>
+  const create = (appKey: string, request: ValidOrderRequest) =>
     Effect.gen(function* () {
       const nowMs = yield* Clock.currentTimeMillis
-      const amount = Money.canonicalAmount(request.amount, request.currency)
-      if (!amount.ok) return yield* paramError(`amount: ${amount.error.message}`)
       const result = yield* store
         .createOrder({
           orderSn: () => orderSnFor(nowMs),
           appKey,
           outerOrder: request.orderId,
-          amount: amount.amount,
+          amount: request.amount,
           currency: request.currency,
           nowMs,
           expiresAtMs: nowMs + config.orderTtlMs

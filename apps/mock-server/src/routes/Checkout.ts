@@ -3,8 +3,8 @@
  * Fail buttons that make the same moves as the developer menu. Plain HTML forms: no script needed.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
-import { notFound } from "../http/Envelope.js"
+import { Effect } from "effect"
+import { orNotFound } from "../http/Envelope.js"
 import { escapeHtml } from "../http/Html.js"
 import { route } from "../http/Router.js"
 import { Orders } from "../orders/Orders.js"
@@ -43,8 +43,8 @@ const page = (order: OrderRecord, environment: string): string => {
   </dl>
   ${
     open
-      ? `<form method="post" action="/h5/checkout/${sn}/pay"><button class="pay" type="submit">Pay</button></form>
-  <form method="post" action="/h5/checkout/${sn}/fail"><button class="fail" type="submit">Fail</button></form>`
+      ? `<form method="post" action="./${sn}/pay"><button class="pay" type="submit">Pay</button></form>
+  <form method="post" action="./${sn}/fail"><button class="fail" type="submit">Fail</button></form>`
       : `<p data-testid="final">This order is ${escapeHtml(order.status.toLowerCase())}.</p>`
   }
 </div>
@@ -53,14 +53,7 @@ const page = (order: OrderRecord, environment: string): string => {
 }
 
 const findOrder = (orderSn: string) =>
-  Effect.flatMap(Store, (store) => store.getOrder(orderSn)).pipe(
-    Effect.flatMap(
-      Option.match({
-        onNone: () => Effect.fail(notFound(`no order ${orderSn}`)),
-        onSome: (order) => Effect.succeed(order)
-      })
-    )
-  )
+  Effect.flatMap(Store, (store) => store.getOrder(orderSn)).pipe(orNotFound(`order ${orderSn}`))
 
 const button = (verb: "pay" | "fail", to: "PAID" | "FAILED") =>
   route({
@@ -79,7 +72,9 @@ const button = (verb: "pay" | "fail", to: "PAID" | "FAILED") =>
             () => Effect.void
           )
         )
-        return HttpServerResponse.redirect(`/h5/checkout/${encodeURIComponent(orderSn!)}`, { status: 303 })
+        // Relative to the button's URL (…/h5/checkout/SN/pay), like the forms' actions: behind a
+        // proxy that serves the mock under a path prefix (--public-url) both stay under it.
+        return HttpServerResponse.redirect(`../${encodeURIComponent(orderSn!)}`, { status: 303 })
       })
   })
 

@@ -3,35 +3,49 @@
  * limit, media type, the signature check of the environment, validation, idempotency.
  */
 import { HttpServerRequest } from "@effect/platform"
-import { Headers, Wire } from "@pc/core"
-import { Clock, Effect, Either } from "effect"
-import { MerchantAuth } from "../auth/MerchantAuth.js"
+import { Wire } from "@pc/core"
+import { Clock, Effect, Either, Schema } from "effect"
+import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../Config.js"
 import { decodeUtf8, parseJsonObject, rawBody, requireJsonContentType } from "../http/Body.js"
-import { ApiError, ok } from "../http/Envelope.js"
+import { ApiError, ok, paramError } from "../http/Envelope.js"
+import { isNumberText, objectMembers } from "../http/Json.js"
+import { makeRateLimiter } from "../http/RateLimit.js"
 import { route } from "../http/Router.js"
 import { Orders, validate } from "../orders/Orders.js"
 
-/** A fixed one-minute window per appKey, only when `--rate-limit-per-minute` is set. */
-const makeRateLimiter = (perMinute: number | undefined) => {
-  const windows = new Map<string, { start: number; count: number }>()
-  return (appKey: string, nowMs: number): Effect.Effect<void, ApiError> => {
-    if (perMinute === undefined) return Effect.void
-    const windowStart = nowMs - (nowMs % 60_000)
-    const current = windows.get(appKey)
-    const entry = current !== undefined && current.start === windowStart ? current : { start: windowStart, count: 0 }
-    entry.count++
-    windows.set(appKey, entry)
-    if (entry.count <= perMinute) return Effect.void
-    const retryAfter = Math.max(1, Math.ceil((windowStart + 60_000 - nowMs) / 1000))
-    return Effect.fail(
-      new ApiError({
-        code: "rateLimited",
-        msg: `more than ${perMinute} requests per minute for this appKey; retry after ${retryAfter} s`,
-        headers: { "retry-after": String(retryAfter) }
-      })
-    )
-  }
+/** The body as `/openapi.json` documents it: the contract's rules, where JSON Schema can say them. */
+const CreateOrderBody = Schema.Struct({
+  orderId: Wire.OrderId.annotations({
+    jsonSchema: {
+      type: "string",
+      minLength: 1,
+      maxLength: 64,
+      description: "the merchant's order id: 1 to 64 characters, no control characters"
+    }
+  }),
+  amount: Wire.AmountInput.annotations({
+    description:
+      'positive, as a string ("10.00") or a number (10.5), with at most the currency\'s ISO 4217 decimals ' +
+      "(USD 2, JPY 0, KWD 3) and 12 integer digits; no exponent"
+  }),
+  currency: Wire.Currency.annotations({
+    jsonSchema: { type: "string", pattern: "^[A-Z]{3}$", description: "an active ISO 4217 code, upper case" }
+  })
+}).annotations({ description: "Unknown fields are ignored (they are still part of the signed body)." })
+
+/**
+ * The body's fields as the contract reads them: a key written twice is refused (the signature
+ * covers both, yet JSON.parse would keep only the last), and an amount written as a JSON number is
+ * judged by its digits as written (`10.500`, `1e2`), which JSON.parse would round away.
+ */
+const orderFields = (text: string, parsed: Record<string, unknown>) => {
+  const members = objectMembers(text)
+  if (!members.ok) return Effect.fail(paramError(`body: ${members.message}`))
+  const amount = members.members.get("amount")
+  return Effect.succeed(
+    amount !== undefined && typeof parsed.amount === "number" && isNumberText(amount) ? { ...parsed, amount } : parsed
+  )
 }
 
 export const createOrderRoute = Effect.gen(function* () {
@@ -59,7 +73,7 @@ export const createOrderRoute = Effect.gen(function* () {
         description: "standard Base64 signature; required in production and gray"
       }
     ],
-    body: Wire.CreateOrderRequest,
+    body: CreateOrderBody,
     answer: { kind: "envelope", data: Wire.CreateOrderResult },
     handle: () =>
       Effect.gen(function* () {
@@ -74,15 +88,12 @@ export const createOrderRoute = Effect.gen(function* () {
           headers: request.headers,
           body
         })
-        const checkHeader =
-          auth.signatureCheck === undefined
-            ? undefined
-            : { [Headers.SIGNATURE_CHECK.toLowerCase()]: auth.signatureCheck }
+        const checkHeader = auth.signatureCheck === undefined ? undefined : signatureCheckHeader(auth.signatureCheck)
         return yield* Effect.gen(function* () {
           if (bytes.length > 0) yield* requireJsonContentType
           yield* rateLimit(auth.appKey, yield* Clock.currentTimeMillis)
-          const json = yield* parseJsonObject(body)
-          const order = yield* Either.match(validate(json), { onLeft: Effect.fail, onRight: Effect.succeed })
+          const fields = yield* orderFields(body, yield* parseJsonObject(body))
+          const order = yield* Either.match(validate(fields), { onLeft: Effect.fail, onRight: Effect.succeed })
           const { result } = yield* (yield* Orders).create(auth.appKey, order)
           return ok(result, checkHeader)
         }).pipe(

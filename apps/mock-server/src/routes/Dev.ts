@@ -5,13 +5,14 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Crypto } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Dispatcher } from "../callbacks/Dispatcher.js"
 import { PlatformKeys } from "../callbacks/PlatformKeys.js"
 import { MockConfig } from "../Config.js"
 import { jsonObjectBody } from "../http/Body.js"
-import { notFound, ok, paramError } from "../http/Envelope.js"
+import { notFound, ok, orNotFound, paramError } from "../http/Envelope.js"
+import { isoTime } from "../IsoTime.js"
 import { route } from "../http/Router.js"
 import { Orders, publicOrder } from "../orders/Orders.js"
 import type { DeliveryWithAttempts } from "../store/Store.js"
@@ -47,6 +48,11 @@ const checkNotifyUrl = (value: unknown) =>
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       return yield* paramError("notifyUrl: only http and https URLs can receive callbacks")
     }
+    // fetch refuses a URL with credentials, so every attempt would fail, and each failure would
+    // copy the password into lastError and the logs.
+    if (url.username !== "" || url.password !== "") {
+      return yield* paramError("notifyUrl: must not contain a user name or password")
+    }
     return value
   })
 
@@ -62,7 +68,7 @@ const publicDelivery = (delivery: DeliveryWithAttempts) => ({
   eventType: delivery.eventType,
   status: delivery.status,
   attemptCount: delivery.attemptCount,
-  nextAttemptAt: delivery.nextAttemptAtMs === null ? null : new Date(delivery.nextAttemptAtMs).toISOString(),
+  nextAttemptAt: delivery.nextAttemptAtMs === null ? null : isoTime(delivery.nextAttemptAtMs),
   lastError: delivery.lastError,
   createdAt: delivery.createdAt,
   deliveredAt: delivery.deliveredAt,
@@ -71,14 +77,7 @@ const publicDelivery = (delivery: DeliveryWithAttempts) => ({
 })
 
 const merchantView = (appKey: string) =>
-  Effect.flatMap(Store, (store) => store.getMerchant(appKey)).pipe(
-    Effect.flatMap(
-      Option.match({
-        onNone: () => Effect.fail(notFound(`no merchant ${appKey}`)),
-        onSome: (merchant) => Effect.succeed(merchant)
-      })
-    )
-  )
+  Effect.flatMap(Store, (store) => store.getMerchant(appKey)).pipe(orNotFound(`merchant ${appKey}`))
 
 const move = (to: "PAID" | "FAILED" | "EXPIRED", verb: string) =>
   route({
@@ -207,12 +206,8 @@ export const devRoutes = Effect.gen(function* () {
       answer: { kind: "envelope" },
       handle: ({ orderSn }) =>
         Effect.flatMap(Store, (store) => store.getOrder(orderSn!)).pipe(
-          Effect.flatMap(
-            Option.match({
-              onNone: () => Effect.fail(notFound(`no order ${orderSn}`)),
-              onSome: (order) => Effect.succeed(ok(publicOrder(order)))
-            })
-          )
+          orNotFound(`order ${orderSn}`),
+          Effect.map((order) => ok(publicOrder(order)))
         )
     }),
     move("PAID", "pay"),

@@ -3,100 +3,13 @@
  * so it lists every route), `/docs` (a page rendering it, with no outside assets) and `/healthz`.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { ErrorCode } from "@pc/core"
-import { Effect, JSONSchema } from "effect"
+import { Effect } from "effect"
 import { ok } from "../http/Envelope.js"
 import { escapeHtml } from "../http/Html.js"
+import { type OpenApiDocument, openApiDocument } from "../http/OpenApi.js"
 import { type Route, route } from "../http/Router.js"
 
-const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}")
-
-const envelopeSchema = (data: object | undefined) => ({
-  type: "object",
-  required: ["code", "msg", "data"],
-  properties: {
-    code: { type: "string", enum: [...ErrorCode.resultCodes] },
-    msg: { type: ["string", "null"] },
-    data: data === undefined ? { type: ["object", "array", "null"] } : { anyOf: [data, { type: "null" }] }
-  }
-})
-
-/** The OpenAPI 3.1 document of a route table. */
-export const openApiDocument = (routes: ReadonlyArray<Route<unknown>>, environment: string, serverUrl: string) => {
-  const paths: Record<string, Record<string, unknown>> = {}
-  for (const r of routes) {
-    const parameters = [
-      ...[...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
-        name: m[1],
-        in: "path",
-        required: true,
-        schema: { type: "string" }
-      })),
-      ...(r.query ?? []).map((q) => ({
-        name: q.name,
-        in: "query",
-        required: false,
-        description: q.description,
-        schema: { type: "string" }
-      })),
-      ...(r.headers ?? []).map((h) => ({
-        name: h.name,
-        in: "header",
-        required: h.required,
-        description: h.description,
-        schema: { type: "string" }
-      }))
-    ]
-    const responses =
-      r.answer.kind === "envelope"
-        ? {
-            default: {
-              description:
-                "The envelope; its HTTP status follows its code (SUCCESS 200, paramError 400, signError 401, ...)",
-              content: {
-                "application/json": {
-                  schema: envelopeSchema(r.answer.data === undefined ? undefined : JSONSchema.make(r.answer.data))
-                }
-              }
-            }
-          }
-        : r.answer.kind === "html"
-          ? { "200": { description: "An HTML page", content: { "text/html": { schema: { type: "string" } } } } }
-          : r.answer.kind === "redirect"
-            ? { "303": { description: "Back to the page" } }
-            : { "200": { description: "JSON", content: { "application/json": { schema: { type: "object" } } } } }
-    const operation: Record<string, unknown> = {
-      operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
-      summary: r.summary,
-      tags: [r.tag],
-      parameters,
-      responses
-    }
-    if (r.description !== undefined) operation.description = r.description
-    if (r.body !== undefined) {
-      operation.requestBody = {
-        required: true,
-        content: { "application/json": { schema: JSONSchema.make(r.body) } }
-      }
-    }
-    const path = openApiPath(r.path)
-    paths[path] = { ...paths[path], [r.method.toLowerCase()]: operation }
-  }
-  return {
-    openapi: "3.1.0",
-    info: {
-      title: `Merchant Payment Connect mock (${environment})`,
-      version: "2",
-      description:
-        "A faithful emulator of the Merchant Payment Connect service. `/openapi/v2/*` is the service's own API; " +
-        "`/dev/*` is the mock's developer menu; `/h5/*` the hosted checkout pages."
-    },
-    servers: [{ url: serverUrl }],
-    paths
-  }
-}
-
-const docsPage = (document: ReturnType<typeof openApiDocument>): string => {
+const docsPage = (document: OpenApiDocument): string => {
   const rows = Object.entries(document.paths)
     .flatMap(([path, operations]) =>
       Object.entries(operations).map(([method, op]) => {
@@ -133,7 +46,7 @@ export const serviceRoutes = (
   environment: string,
   serverUrl: string
 ): ReadonlyArray<Route<never>> => {
-  let document: ReturnType<typeof openApiDocument> | undefined
+  let document: OpenApiDocument | undefined
   const doc = () => {
     document ??= openApiDocument(routes(), environment, serverUrl)
     return document

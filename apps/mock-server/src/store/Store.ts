@@ -7,9 +7,13 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { SqliteClient } from "@effect/sql-sqlite-node"
 import type { Environment, Wire } from "@pc/core"
 import { Context, Data, Effect, Layer, Option } from "effect"
-import { migrations } from "./migrations.js"
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
+import { dirname } from "node:path"
+import { isoTime } from "../IsoTime.js"
+import { migrations } from "./Migrations.js"
 
 export interface MerchantKey {
   readonly version: number
@@ -78,6 +82,13 @@ export class EnvironmentMismatch extends Data.TaggedError("EnvironmentMismatch")
   }
 }
 
+/** Another process holds the database file: two mocks on one file would both send every callback. */
+export class DatabaseInUse extends Data.TaggedError("DatabaseInUse")<{ readonly file: string }> {
+  override get message() {
+    return `another mock is using ${this.file}; stop it or pass another --db`
+  }
+}
+
 export class NotFound extends Data.TaggedError("NotFound")<{ readonly what: string }> {}
 export class AlreadyFinal extends Data.TaggedError("AlreadyFinal")<{ readonly status: Wire.OrderStatus }> {}
 export class Conflict extends Data.TaggedError("Conflict")<{ readonly existing: OrderRecord }> {}
@@ -137,8 +148,6 @@ export interface DeliveryDraft {
   readonly nowMs: number
 }
 
-const iso = (ms: number) => new Date(ms).toISOString()
-
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
@@ -171,7 +180,7 @@ export const make = Effect.gen(function* () {
         yield* sql`SELECT COALESCE(MAX(version), 0) + 1 AS next FROM merchant_keys WHERE app_key = ${appKey}`
       const version = row!.next as number
       yield* sql`INSERT INTO merchant_keys (app_key, version, public_key_pem, status, uploaded_at)
-        VALUES (${appKey}, ${version}, ${publicKeyPem}, 'active', ${iso(nowMs)})`
+        VALUES (${appKey}, ${version}, ${publicKeyPem}, 'active', ${isoTime(nowMs)})`
       return version
     })
 
@@ -196,7 +205,7 @@ export const make = Effect.gen(function* () {
   // are disabled), cached per appKey. This store is the only writer, and every write below that
   // touches a merchant forgets its entry, so the cache is never stale.
   type AuthKeys = ReadonlyMap<number, { readonly publicKeyPem: string; readonly status: MerchantKey["status"] }>
-  const authCache = new Map<string, AuthKeys | null>()
+  const authCache = new Map<string, AuthKeys>()
   let writes = 0
 
   const authOf = (appKey: string): Effect.Effect<AuthKeys | null, SqlError> => {
@@ -218,7 +227,9 @@ export const make = Effect.gen(function* () {
                   ] as const
               )
             )
-      if (generation === writes) authCache.set(appKey, keys)
+      // Only merchants are cached: a miss costs one query, and caching misses would let requests
+      // with made-up appKeys grow this map without bound.
+      if (keys !== null && generation === writes) authCache.set(appKey, keys)
       return keys
     })
   }
@@ -255,7 +266,7 @@ export const make = Effect.gen(function* () {
         .withTransaction(
           Effect.gen(function* () {
             yield* sql`INSERT INTO merchants (app_key, notify_url, created_at)
-            VALUES (${input.appKey}, ${input.notifyUrl}, ${iso(input.nowMs)})`
+            VALUES (${input.appKey}, ${input.notifyUrl}, ${isoTime(input.nowMs)})`
             return yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
           })
         )
@@ -268,7 +279,7 @@ export const make = Effect.gen(function* () {
           Effect.gen(function* () {
             const existing = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${input.appKey}`
             if (existing.length > 0) return
-            yield* sql`INSERT INTO merchants (app_key, notify_url, created_at) VALUES (${input.appKey}, NULL, ${iso(input.nowMs)})`
+            yield* sql`INSERT INTO merchants (app_key, notify_url, created_at) VALUES (${input.appKey}, NULL, ${isoTime(input.nowMs)})`
             yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
           })
         )
@@ -332,13 +343,13 @@ export const make = Effect.gen(function* () {
           const version = row!.next as number
           yield* sql`UPDATE platform_keys SET status = 'published' WHERE status = 'current'`
           yield* sql`INSERT INTO platform_keys (version, private_key_pem, public_key_pem, status, created_at)
-            VALUES (${version}, ${input.privateKeyPem}, ${input.publicKeyPem}, 'current', ${iso(input.nowMs)})`
+            VALUES (${version}, ${input.privateKeyPem}, ${input.publicKeyPem}, 'current', ${isoTime(input.nowMs)})`
           return toPlatformKey({
             version,
             private_key_pem: input.privateKeyPem,
             public_key_pem: input.publicKeyPem,
             status: "current",
-            created_at: iso(input.nowMs)
+            created_at: isoTime(input.nowMs)
           })
         })
       ),
@@ -360,7 +371,7 @@ export const make = Effect.gen(function* () {
       // One statement per try, so no transaction: the UNIQUE (app_key, outer_order) constraint alone
       // decides which of concurrent creates wins, and the losers read the winner's committed row.
       Effect.gen(function* () {
-        const now = iso(input.nowMs)
+        const now = isoTime(input.nowMs)
         for (let attempt = 0; ; attempt++) {
           const inserted = yield* sql`INSERT INTO orders
             (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
@@ -395,7 +406,7 @@ export const make = Effect.gen(function* () {
     ) =>
       sql.withTransaction(
         Effect.gen(function* () {
-          const now = iso(nowMs)
+          const now = isoTime(nowMs)
           const [row] = yield* sql`UPDATE orders SET status = ${to}, updated_at = ${now}
             WHERE order_sn = ${orderSn} AND status = 'CREATED' RETURNING *`
           if (row === undefined) {
@@ -433,15 +444,26 @@ export const make = Effect.gen(function* () {
       Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
     ),
 
-    /** Marks a pending delivery as being attempted until `untilMs` (see the dispatcher's lease). */
-    lease: (id: string, untilMs: number) =>
-      sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs} WHERE id = ${id} AND status = 'pending'`.pipe(
-        Effect.asVoid
+    /**
+     * Leases a delivery that is pending and due at `nowMs` for an attempt until `untilMs` (see the
+     * dispatcher). A compare-and-set: resolves `false`, and the caller must not attempt, when the row
+     * is no longer due (another lease, or a state change since it was read).
+     */
+    lease: (id: string, nowMs: number, untilMs: number) =>
+      sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
+        WHERE id = ${id} AND status = 'pending' AND next_attempt_at_ms <= ${nowMs} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0)
       ),
 
-    /** Records one attempt and the delivery's next state, atomically. */
+    /**
+     * Records one attempt made under the lease `leasedUntilMs`, and the delivery's next state,
+     * atomically. When the row no longer carries that lease, a resend came in while the attempt
+     * ran: the attempt is recorded, but the delivery stays pending and due at the resend's time, so
+     * the resend is not lost.
+     */
     recordAttempt: (
       delivery: Delivery,
+      leasedUntilMs: number,
       attempt: Omit<DeliveryAttempt, "attempt">,
       next:
         | { readonly status: "delivered" }
@@ -450,12 +472,22 @@ export const make = Effect.gen(function* () {
     ) =>
       sql.withTransaction(
         Effect.gen(function* () {
-          const number = delivery.attemptCount + 1
+          const [row] =
+            yield* sql`SELECT attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id = ${delivery.id}`
+          if (row === undefined) return
+          const number = (row.attempt_count as number) + 1
           yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
             VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
               ${attempt.keyVersion}, ${attempt.durationMs})`
-          const nextAt = next.status === "pending" ? next.nextAttemptAtMs : null
           const deliveredAt = next.status === "delivered" ? attempt.at : null
+          const resent = row.status !== "pending" || row.next_attempt_at_ms !== leasedUntilMs
+          if (resent) {
+            yield* sql`UPDATE deliveries SET attempt_count = ${number}, last_error = ${attempt.error},
+              delivered_at = COALESCE(${deliveredAt}, delivered_at)
+              WHERE id = ${delivery.id}`
+            return
+          }
+          const nextAt = next.status === "pending" ? next.nextAttemptAtMs : null
           yield* sql`UPDATE deliveries SET status = ${next.status}, attempt_count = ${number},
             next_attempt_at_ms = ${nextAt}, last_error = ${attempt.error}, delivered_at = ${deliveredAt}
             WHERE id = ${delivery.id}`
@@ -486,18 +518,89 @@ export const make = Effect.gen(function* () {
   }
 })
 
-export class Store extends Context.Tag("mock-server/Store")<Store, Effect.Effect.Success<typeof make>>() {
-  /** Runs the migrations, then offers the store. Needs a `SqlClient`. */
-  static readonly layer = Layer.effect(
-    Store,
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      // WAL (the client's default) with synchronous=NORMAL: a commit is not fsynced, yet a killed
-      // process loses nothing (only a power cut can drop the last commits), and creates stay fast.
-      yield* sql`PRAGMA synchronous = NORMAL`
-      yield* sql`PRAGMA foreign_keys = ON`
-      yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
-      return yield* make
-    })
+/** A database that is a file on disk (not `:memory:`, not SQLite's anonymous temporary database). */
+const isFile = (db: string): boolean => db !== ":memory:" && db !== ""
+
+/** SQLite's answer when another connection holds the lock (the cause of a SqlError). */
+const isBusy = (error: SqlError): boolean => {
+  const cause: unknown = error.cause
+  return (
+    typeof cause === "object" &&
+    cause !== null &&
+    "code" in cause &&
+    typeof cause.code === "string" &&
+    /^SQLITE_(BUSY|LOCKED)/.test(cause.code)
   )
+}
+
+/**
+ * Opens the database for this process alone. On a file, the lock is taken before anything else:
+ * two mocks on one file would both send every callback and each keep a stale auth cache, so the
+ * second one is refused at once ({@link DatabaseInUse}) instead of after SQLite's usual busy wait.
+ */
+const openDatabase = (db: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    if (isFile(db)) {
+      yield* Effect.gen(function* () {
+        // Short while claiming the file: a lock held by another process is not released by waiting.
+        yield* sql`PRAGMA busy_timeout = 250`
+        // EXCLUSIVE before the first WAL access: the connection keeps its file lock until it closes
+        // (and the WAL index lives in its own memory), so no other process can read or write the file.
+        yield* sql`PRAGMA locking_mode = EXCLUSIVE`
+        yield* sql`PRAGMA journal_mode = WAL`
+        // A write transaction takes the exclusive lock now rather than at the first real write.
+        yield* sql`BEGIN IMMEDIATE`
+        yield* sql`COMMIT`
+        yield* sql`PRAGMA busy_timeout = 5000`
+      }).pipe(
+        Effect.catchTag(
+          "SqlError",
+          (error): Effect.Effect<never, SqlError | DatabaseInUse> =>
+            isBusy(error) ? Effect.fail(new DatabaseInUse({ file: db })) : Effect.fail(error)
+        )
+      )
+    }
+    // WAL with synchronous=NORMAL: a commit is not fsynced, yet a killed process loses nothing
+    // (only a power cut can drop the last commits), and creates stay fast.
+    yield* sql`PRAGMA synchronous = NORMAL`
+    yield* sql`PRAGMA foreign_keys = ON`
+  })
+
+/**
+ * Makes the database file, readable and writable by its owner only (0600: it holds the platform
+ * private keys), and its folder, unless they exist. SQLite gives its WAL file the same mode.
+ */
+const createFile = (db: string) =>
+  Effect.sync(() => {
+    if (!isFile(db) || existsSync(db)) return
+    mkdirSync(dirname(db), { recursive: true })
+    closeSync(openSync(db, "a", 0o600))
+  })
+
+export class Store extends Context.Tag("mock-server/Store")<Store, Effect.Effect.Success<typeof make>>() {
+  /**
+   * Opens the database `db` (a file: locked for this process, see {@link DatabaseInUse}), runs the
+   * migrations, then offers the store. Needs a `SqlClient` on `db`.
+   */
+  static readonly layer = (db: string) =>
+    Layer.effect(
+      Store,
+      Effect.gen(function* () {
+        yield* openDatabase(db)
+        yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+        return yield* make
+      })
+    )
+
+  /** The store on SQLite: the file `db` (created 0600 if new) or `:memory:`. */
+  static readonly sqlite = (db: string) =>
+    Store.layer(db).pipe(
+      Layer.provide(
+        Layer.unwrapEffect(
+          // The store sets the journal mode itself, after taking the lock.
+          Effect.as(createFile(db), SqliteClient.layer({ filename: db, disableWAL: true }))
+        )
+      )
+    )
 }

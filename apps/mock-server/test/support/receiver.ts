@@ -22,8 +22,14 @@ export interface ReceivedRequest {
   readonly body: string
 }
 
-/** What to answer: an HTTP status (with a short text body), or never answer at all. */
-export type Answer = number | "hang"
+/**
+ * What to answer: an HTTP status (with a short text body), never answer at all, or a status after
+ * `delayMs`, with `body` as its body, left open (never ended) when `keepOpen`.
+ */
+export type Answer =
+  | number
+  | "hang"
+  | { readonly status: number; readonly delayMs?: number; readonly body?: string; readonly keepOpen?: boolean }
 
 export interface Receiver {
   /** The notifyUrl to give the mock. */
@@ -70,8 +76,21 @@ export const startReceiver = async (initial: Answer = 200): Promise<Receiver> =>
         res.on("close", () => hanging.delete(res))
         return
       }
-      res.writeHead(answer, { "content-type": "text/plain" })
-      res.end(answer >= 200 && answer < 300 ? "ok" : `receiver says ${answer}`)
+      const { status, delayMs = 0, body, keepOpen = false } = typeof answer === "number" ? { status: answer } : answer
+      const write = () => {
+        res.writeHead(status, { "content-type": "text/plain" })
+        const text = body ?? (status >= 200 && status < 300 ? "ok" : `receiver says ${status}`)
+        if (!keepOpen) return res.end(text)
+        hanging.add(res)
+        res.on("close", () => hanging.delete(res))
+        res.write(text)
+      }
+      if (delayMs === 0) return write()
+      hanging.add(res)
+      res.on("close", () => hanging.delete(res))
+      setTimeout(() => {
+        if (!res.destroyed) write()
+      }, delayMs)
     })
   })
   await new Promise<void>((resolve, reject) => {

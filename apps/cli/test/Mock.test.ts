@@ -1,0 +1,87 @@
+// `pc mock` as a process, as a user runs it: the configuration is checked like `pnpm mock` does
+// (a refused one exits 2 with its reason), and a valid one serves until SIGINT, then exits 0.
+import { type ChildProcess, spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { afterEach, describe, expect, it } from "vitest"
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
+const children = new Set<ChildProcess>()
+
+afterEach(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  children.clear()
+})
+
+/** Runs `pc mock ...args` from the repository root; resolves its output so far and how it ended. */
+const pc = (args: ReadonlyArray<string>) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/bin.ts", "mock", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NODE_OPTIONS: "" }
+  })
+  children.add(child)
+  let output = ""
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk
+  })
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk
+  })
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  )
+  return { child, output: () => output, exited }
+}
+
+describe("pc mock", () => {
+  it.each([
+    [["--callback-backoff-ms", "0"], /--callback-backoff-ms takes a whole number from 1/],
+    [["--callback-backoff-ms", "-5"], /--callback-backoff-ms takes a whole number from 1/],
+    [["--port", "70000"], /--port takes a whole number from 0 to 65535/],
+    [["--public-url", "ftp://proxy.example/"], /--public-url must be an http or https URL/],
+    [["--order-ttl-ms", "0"], /--order-ttl-ms/],
+    [["--port", "abc"], /integer/]
+  ])("refuses %j with its reason and exit code 2", async (args, reason) => {
+    const run = pc(["--env", "production", "--db", ":memory:", ...args])
+    expect(await run.exited).toEqual({ code: 2, signal: null })
+    expect(run.output()).toMatch(reason)
+    expect(run.output()).not.toContain("listening on")
+  })
+
+  it("takes every flag of pnpm mock, serves, and stops cleanly on SIGINT", async () => {
+    const run = pc([
+      "--env=production",
+      "--port=0",
+      "--db=:memory:",
+      "--public-url=https://proxy.example/pc/",
+      "--callback-backoff-ms=500",
+      "--callback-timeout-ms=2000",
+      "--order-ttl-ms=60000",
+      "--body-limit-bytes=2048",
+      "--rate-limit-per-minute=10"
+    ])
+    const deadline = Date.now() + 20_000
+    let url: string | undefined
+    while (url === undefined && Date.now() < deadline) {
+      url = /listening on (http:\/\/\S+)/.exec(run.output())?.[1]
+      if (run.child.exitCode !== null) throw new Error(`pc mock exited:\n${run.output()}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    if (url === undefined) throw new Error(`pc mock did not get ready:\n${run.output()}`)
+    expect(run.output()).toContain("public URL:           https://proxy.example/pc\n")
+    expect(run.output()).toContain("environment:          production")
+    const health = await fetch(`${url}/healthz`)
+    expect(await health.json()).toMatchObject({ code: "SUCCESS", data: { environment: "production" } })
+    // The body limit of the flag applies: 2049 bytes are too many.
+    const big = await fetch(`${url}/dev/merchants`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ publicKeyPem: "x".repeat(2100) })
+    })
+    expect(big.status).toBe(413)
+
+    run.child.kill("SIGINT")
+    expect(await run.exited).toEqual({ code: 0, signal: null })
+    expect(run.output()).toContain("stopping the mock")
+  })
+})

@@ -121,7 +121,13 @@ export const start = async (
   options: { readonly logLevel?: LogLevel.LogLevel } = {}
 ): Promise<Started & { readonly close: () => Promise<void> }> => {
   const checked = check(config)
-  const logging = Layer.mergeAll(Logger.logFmt, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
+  const logging = Layer.mergeAll(
+    Logger.logFmt,
+    Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info),
+    // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per
+    // request and per query are pure cost (about a tenth of a signed create).
+    Layer.setTracerEnabled(false)
+  )
   const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer(checked), logging))
   const exit = await runtime.runPromiseExit(
     Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])

@@ -12,7 +12,7 @@ const ROOT = new URL("../../", import.meta.url).pathname
 const APP_KEY = "7e57c0de-0000-4000-8000-000000000001"
 const PATH = "/openapi/v2/order/create"
 
-const launch = (args: ReadonlyArray<string>): Promise<{ readonly url: string; readonly child: ChildProcess }> =>
+export const launch = (args: ReadonlyArray<string>): Promise<{ readonly url: string; readonly child: ChildProcess }> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
       cwd: ROOT,

@@ -1,6 +1,7 @@
 // pnpm bench: every hot path as a ratio against its raw baseline, measured in the same run, with
 // the machine's facts. Exits non-zero when a ratio falls under its target.
 import { readFileSync } from "node:fs"
+import { callbackLatency } from "./callbacks.js"
 import { cryptoBench } from "./crypto.js"
 import { httpBench } from "./http.js"
 import { machine } from "./measure.js"
@@ -33,4 +34,9 @@ for (const [name, r] of Object.entries(results)) {
     `${name.padEnd(20)} ${r.baseline.toFixed(0).padStart(15)} ${r.candidate.toFixed(0).padStart(17)}   ${r.ratio.toFixed(2)}    ${target}${ok ? "" : "  BELOW TARGET"}`
   )
 }
+const latency = await callbackLatency(privatePem)
+console.log(
+  `callback latency (pay answered -> receiver has the signed callback, ${latency.orders} orders): ` +
+    `median ${latency.medianMs.toFixed(1)} ms, p95 ${latency.p95Ms.toFixed(1)} ms, max ${latency.maxMs.toFixed(1)} ms`
+)
 process.exitCode = failed ? 1 : 0

@@ -93,7 +93,7 @@ const checkPublicUrl = (value: string): string => {
  *
  * @example
  * ```ts
- * import { check, defaults } from "mock-server"
+ * import { check, defaults } from "@pc/mock-server"
  *
  * check({ ...defaults, port: 0, db: ":memory:" }) // fine
  * check({ ...defaults, callbackBackoffMs: 0 }) // throws ConfigError
@@ -128,7 +128,7 @@ const integer = (flag: string, value: string): number => {
  *
  * @example
  * ```ts
- * import { fromArgs } from "mock-server"
+ * import { fromArgs } from "@pc/mock-server"
  *
  * fromArgs(["--env", "production", "--port", "0", "--db", ":memory:"]).environment // "production"
  * ```

@@ -5,7 +5,7 @@
 import { Command, Options } from "@effect/cli"
 import { Environment } from "@pc/core"
 import { Console, Effect, Option } from "effect"
-import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, readyMessage, start } from "mock-server"
+import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, readyMessage, start } from "@pc/mock-server"
 
 const env = Options.choice("env", Environment.environments).pipe(
   Options.withDefault(defaults.environment),

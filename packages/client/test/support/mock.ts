@@ -3,11 +3,11 @@
 // node:http: what the client's end-to-end tests run against.
 import type { Environment } from "@pc/core"
 import { LogLevel } from "effect"
-import { defaults, type MockConfigShape, start } from "mock-server"
+import { defaults, type MockConfigShape, start } from "@pc/mock-server"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
-export { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "mock-server"
+export { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "@pc/mock-server"
 
 export type Mock = Awaited<ReturnType<typeof start>>
 

@@ -10,7 +10,7 @@ import {
   signErrorMessage
 } from "../src/ErrorCode.js"
 
-// The table "Error codes and HTTP statuses" of /work/shared/CONTRACT.md, row by row.
+// The table "Error codes and HTTP statuses" of docs/CONTRACT.md, row by row.
 const CONTRACT_TABLE: ReadonlyArray<readonly [string, number]> = [
   ["SUCCESS", 200],
   ["signError", 401],

@@ -38,8 +38,9 @@ describe("pc mock", () => {
     [["--callback-backoff-ms", "0"], /--callback-backoff-ms takes a whole number from 1/],
     [["--callback-backoff-ms", "-5"], /--callback-backoff-ms takes a whole number from 1/],
     [["--port", "70000"], /--port takes a whole number from 0 to 65535/],
-    [["--public-url", "ftp://proxy.example/"], /--public-url must be an http or https URL/],
+    [["--public-url", "ftp://proxy.example/"], /--public-url: only http and https URLs/],
     [["--order-ttl-ms", "0"], /--order-ttl-ms/],
+    [["--dev-token", "short"], /--dev-token must be at least 16 characters/],
     [["--port", "abc"], /integer/]
   ])("refuses %j with its reason and exit code 2", async (args, reason) => {
     const run = pc(["--env", "production", "--db", ":memory:", ...args])
@@ -58,7 +59,8 @@ describe("pc mock", () => {
       "--callback-timeout-ms=2000",
       "--order-ttl-ms=60000",
       "--body-limit-bytes=2048",
-      "--rate-limit-per-minute=10"
+      "--rate-limit-per-minute=10",
+      "--dev-token=a-developer-token-for-this-test"
     ])
     const deadline = Date.now() + 20_000
     let url: string | undefined
@@ -72,10 +74,15 @@ describe("pc mock", () => {
     expect(run.output()).toContain("environment:          production")
     const health = await fetch(`${url}/healthz`)
     expect(await health.json()).toMatchObject({ code: "SUCCESS", data: { environment: "production" } })
+    expect(run.output()).toContain("developer token:      a-developer-token-for-this-test\n")
+    // The developer token of the flag is required, on loopback too.
+    const refused = await fetch(`${url}/dev/platform-keys`)
+    expect(refused.status).toBe(401)
+    expect(await refused.json()).toMatchObject({ code: "unauthorized" })
     // The body limit of the flag applies: 2049 bytes are too many.
     const big = await fetch(`${url}/dev/merchants`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: "Bearer a-developer-token-for-this-test" },
       body: JSON.stringify({ publicKeyPem: "x".repeat(2100) })
     })
     expect(big.status).toBe(413)

@@ -5,6 +5,7 @@
 import type { Environment } from "@pc/core"
 import { Environment as Env } from "@pc/core"
 import { Context, Data } from "effect"
+import { checkHttpUrl, isWildcardHost } from "./UrlRule.js"
 
 export interface MockConfigShape {
   readonly environment: Environment.Environment
@@ -27,6 +28,12 @@ export interface MockConfigShape {
   readonly orderTtlMs: number
   /** Create-order requests per appKey per minute; undefined means no limit. */
   readonly rateLimitPerMinute: number | undefined
+  /**
+   * The developer token: bound to an address that is not loopback, every /dev route and dashboard
+   * action requires `Authorization: Bearer <token>`. Undefined there: the mock generates one and
+   * prints it. Bound to loopback it is required too when given.
+   */
+  readonly devToken: string | undefined
 }
 
 export class MockConfig extends Context.Tag("mock-server/MockConfig")<MockConfig, MockConfigShape>() {}
@@ -42,7 +49,8 @@ export const defaults: MockConfigShape = {
   callbackTimeoutMs: 10_000,
   bodyLimitBytes: 64 * 1024,
   orderTtlMs: 30 * 60 * 1000,
-  rateLimitPerMinute: undefined
+  rateLimitPerMinute: undefined,
+  devToken: undefined
 }
 
 /** The default database file of an environment, under `.pc-mock/` in the working directory. */
@@ -54,7 +62,7 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly mess
 const USAGE =
   "usage: pc mock [--env sandbox|production|gray] [--host 127.0.0.1] [--port 4010] [--db FILE|:memory:] " +
   "[--public-url URL] [--callback-backoff-ms 15000] [--callback-timeout-ms 10000] [--order-ttl-ms 1800000] " +
-  "[--body-limit-bytes 65536] [--rate-limit-per-minute N]"
+  "[--body-limit-bytes 65536] [--rate-limit-per-minute N] [--dev-token TOKEN]"
 
 /** Node's timers (and AbortSignal.timeout) fire at once past this many milliseconds. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -70,20 +78,26 @@ const checkInteger = (name: string, value: number, min: number, max: number = Nu
   }
 }
 
-/** The public URL, checked (absolute http(s), no credentials, query or fragment) and without trailing slashes. */
+/** The public URL, checked by the one URL rule (absolute http(s), no credentials, query or fragment), without trailing slashes. */
 const checkPublicUrl = (value: string): string => {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    return refuse(`--public-url must be an absolute http(s) URL, not ${JSON.stringify(value)}`)
+  const checked = checkHttpUrl(value, "--public-url", { base: true })
+  if (!checked.ok) refuse(checked.message)
+  // A browser cannot open http://0.0.0.0:4010: the URLs handed out must name a reachable host.
+  if (checked.ok && isWildcardHost(checked.url.hostname)) {
+    refuse("--public-url must name a host a browser can reach, not the wildcard address")
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    refuse(`--public-url must be an http or https URL, not ${JSON.stringify(value)}`)
-  }
-  if (url.username !== "" || url.password !== "") refuse("--public-url must not carry a user name or password")
-  if (url.search !== "" || url.hash !== "") refuse("--public-url must not have a query or a fragment")
   return value.replace(/\/+$/, "")
+}
+
+/** The shortest developer token accepted: a guessable token would leave the menu open anyway. */
+export const MIN_DEV_TOKEN_LENGTH = 16
+
+const checkDevToken = (token: string): void => {
+  // Printable ASCII without spaces: it travels in an Authorization header.
+  if (!/^[\x21-\x7e]+$/.test(token)) refuse("--dev-token must be printable ASCII without spaces")
+  if (token.length < MIN_DEV_TOKEN_LENGTH) {
+    refuse(`--dev-token must be at least ${MIN_DEV_TOKEN_LENGTH} characters (try: openssl rand -hex 24)`)
+  }
 }
 
 /**
@@ -112,6 +126,10 @@ export const check = (config: MockConfigShape): MockConfigShape => {
   checkInteger("--order-ttl-ms", config.orderTtlMs, 1)
   checkInteger("--body-limit-bytes", config.bodyLimitBytes, 1)
   if (config.rateLimitPerMinute !== undefined) checkInteger("--rate-limit-per-minute", config.rateLimitPerMinute, 1)
+  if (config.devToken !== undefined) {
+    if (typeof config.devToken !== "string") refuse("--dev-token must be a string")
+    checkDevToken(config.devToken)
+  }
   return config.publicUrl === undefined ? config : { ...config, publicUrl: checkPublicUrl(config.publicUrl) }
 }
 
@@ -179,6 +197,9 @@ export const fromArgs = (argv: ReadonlyArray<string>, base: MockConfigShape = de
       case "--rate-limit-per-minute":
         config = { ...config, rateLimitPerMinute: integer(flag, value) }
         break
+      case "--dev-token":
+        config = { ...config, devToken: value }
+        break
       default:
         throw new ConfigError({ message: `unknown option ${flag}\n${USAGE}` })
     }
@@ -198,6 +219,15 @@ export const fromArgs = (argv: ReadonlyArray<string>, base: MockConfigShape = de
 export const listenUrl = (config: MockConfigShape, boundPort: number): string =>
   `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${boundPort}`
 
-/** The base of the absolute URLs the server hands out: the public URL, or where it listens. */
+/**
+ * The base of the absolute URLs the server hands out: the public URL, or where it listens. Bound to
+ * the wildcard address (`0.0.0.0`, `::`), where it listens is no address a browser can open, so the
+ * default is `http://127.0.0.1:<port>` (this machine; `--public-url` names another host).
+ *
+ * @example
+ * ```ts
+ * publicBaseUrl({ ...defaults, host: "0.0.0.0", publicUrl: undefined }, 4010) // "http://127.0.0.1:4010"
+ * ```
+ */
 export const publicBaseUrl = (config: MockConfigShape, boundPort: number): string =>
-  config.publicUrl ?? listenUrl(config, boundPort)
+  config.publicUrl ?? (isWildcardHost(config.host) ? `http://127.0.0.1:${boundPort}` : listenUrl(config, boundPort))

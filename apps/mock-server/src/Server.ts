@@ -12,6 +12,7 @@ import { PlatformKeys } from "./callbacks/PlatformKeys.js"
 import { check, listenUrl, MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
 import { makeApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
+import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
 import type { Route } from "./http/Router.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { checkoutRoutes } from "./routes/Checkout.js"
@@ -20,6 +21,7 @@ import { devRoutes } from "./routes/Dev.js"
 import { serviceRoutes } from "./routes/Service.js"
 import { Store } from "./store/Store.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "./TestMerchant.js"
+import { Self } from "./UrlRule.js"
 
 /** Storage: the SQLite file (made 0600 if new, locked for this process) or `:memory:`, migrated, bound to the environment. */
 const storeLayer = (config: MockConfigShape) => {
@@ -37,20 +39,25 @@ const storeLayer = (config: MockConfigShape) => {
   return Layer.provideMerge(bootstrap, Store.sqlite(config.db))
 }
 
-const serverLayer = (config: MockConfigShape) => {
+const serverLayer = (config: MockConfigShape, devAccess: DevAccessPolicy) => {
   const http = NodeHttpServer.layer(() => withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 })), {
     host: config.host,
     port: config.port
   })
+  const boundPort = Effect.map(HttpServer.HttpServer, (server) =>
+    server.address._tag === "TcpAddress" ? server.address.port : config.port
+  )
   const publicUrl = Layer.effect(
     PublicUrl,
-    Effect.map(HttpServer.HttpServer, (server) =>
-      publicBaseUrl(config, server.address._tag === "TcpAddress" ? server.address.port : config.port)
-    )
+    Effect.map(boundPort, (port) => publicBaseUrl(config, port))
+  )
+  const self = Layer.effect(
+    Self,
+    Effect.map(boundPort, (port) => ({ port, listenHost: config.host, publicUrl: publicBaseUrl(config, port) }))
   )
   const services = Dispatcher.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Orders.layer, PlatformKeys.layer, MerchantAuth.layer)),
-    Layer.provideMerge(publicUrl),
+    Layer.provideMerge(Layer.merge(publicUrl, self)),
     Layer.provideMerge(storeLayer(config)),
     Layer.provideMerge(Layer.succeed(MockConfig, config))
   )
@@ -60,14 +67,14 @@ const serverLayer = (config: MockConfigShape) => {
       const api = yield* createOrderRoute
       const dev = yield* devRoutes
       const table: Array<Route<unknown>> = []
-      const routes: ReadonlyArray<Route<Store | Orders | MerchantAuth | PlatformKeys | Dispatcher>> = [
+      const routes: ReadonlyArray<Route<Store | Orders | MerchantAuth | PlatformKeys | Dispatcher | Self>> = [
         api,
         ...dev,
         ...checkoutRoutes(config.environment),
         ...serviceRoutes(() => table, config.environment, url)
       ]
       table.push(...routes)
-      return HttpServer.serve(makeApp(routes, { bodyLimitBytes: config.bodyLimitBytes }))
+      return HttpServer.serve(makeApp(routes, { bodyLimitBytes: config.bodyLimitBytes, devAccess }))
     })
   )
   return app.pipe(Layer.provideMerge(services), Layer.provideMerge(http))
@@ -96,13 +103,18 @@ export interface Started {
   readonly environment: MockConfigShape["environment"]
   readonly testMerchantAppKey: string
   readonly db: string
+  /** Who may use the developer menu: the token it requires, and whether the mock made it. */
+  readonly devAccess: DevAccessPolicy
 }
 
 /**
  * The whole server as a layer: it serves from when it is built until its scope closes. Throws
  * ConfigError for a configuration that {@link check} refuses.
  */
-export const layer = (config: MockConfigShape) => serverLayer(check(config))
+export const layer = (config: MockConfigShape) => {
+  const checked = check(config)
+  return serverLayer(checked, devAccessPolicy(checked))
+}
 
 /**
  * Starts a mock in this process and resolves once it listens (tests, `pc mock`). `close` stops the
@@ -118,17 +130,28 @@ export const layer = (config: MockConfigShape) => serverLayer(check(config))
  */
 export const start = async (
   config: MockConfigShape,
-  options: { readonly logLevel?: LogLevel.LogLevel } = {}
+  options: {
+    readonly logLevel?: LogLevel.LogLevel
+    /** Receives every log line (logfmt) instead of the console: tests scan them for secrets. */
+    readonly logSink?: (line: string) => void
+  } = {}
 ): Promise<Started & { readonly close: () => Promise<void> }> => {
   const checked = check(config)
+  const sink = options.logSink
   const logging = Layer.mergeAll(
-    Logger.logFmt,
+    sink === undefined
+      ? Logger.logFmt
+      : Logger.replace(
+          Logger.defaultLogger,
+          Logger.map(Logger.logfmtLogger, (line) => sink(line))
+        ),
     Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info),
     // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per
     // request and per query are pure cost (about a tenth of a signed create).
     Layer.setTracerEnabled(false)
   )
-  const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer(checked), logging))
+  const devAccess = devAccessPolicy(checked)
+  const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer(checked, devAccess), logging))
   const exit = await runtime.runPromiseExit(
     Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
   )
@@ -146,6 +169,7 @@ export const start = async (
     environment: checked.environment,
     testMerchantAppKey: TEST_MERCHANT_APP_KEY,
     db: checked.db,
+    devAccess,
     close: () => runtime.dispose()
   }
 }

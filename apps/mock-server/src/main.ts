@@ -44,8 +44,30 @@ export const readyMessage = (server: Started): string => {
     `  test merchant appKey: ${server.testMerchantAppKey}`,
     `  test merchant key:    ${keyFile} (key version 1, TEST ONLY)`,
     `  database:             ${server.db}`,
-    `  docs:                 ${server.url}/docs`
+    `  docs:                 ${server.url}/docs`,
+    ...devAccessLines(server)
   ].join("\n")
+}
+
+/**
+ * What the start-up output says of the developer menu: nothing on loopback without a token; bound
+ * elsewhere, a warning of what the menu can do, and the token to use (printed once here, so that
+ * the developer can use it; it guards a test tool, not money).
+ */
+const devAccessLines = (server: Started): ReadonlyArray<string> => {
+  const { token, generated, exposed } = server.devAccess
+  if (token === undefined) return []
+  return [
+    ...(exposed
+      ? [
+          `WARNING: bound to ${server.listenUrl}, which is not a loopback address: anyone who can reach it and has`,
+          "  the developer token can use the developer menu, which registers merchant keys (and so can sign as any",
+          "  merchant), changes notify URLs, rotates platform keys and pays orders. Every /dev route requires",
+          "  Authorization: Bearer <token>."
+        ]
+      : []),
+    `  developer token:      ${token}${generated ? " (generated for this run; choose one with --dev-token)" : ""}`
+  ]
 }
 
 /** Starts the mock with a parsed configuration, prints where it is, and stops it on SIGINT/SIGTERM. */

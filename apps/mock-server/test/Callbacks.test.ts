@@ -4,8 +4,9 @@ import { Headers, Wire } from "@pc/core"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { backoffDelay, MAX_IN_FLIGHT } from "../src/callbacks/Dispatcher.js"
+import { backoffDelay, MAX_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
 import type { MockConfigShape } from "../src/Config.js"
+import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/Store.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, type SignedRequestOptions, startMock } from "./support/mock.js"
 import {
@@ -392,7 +393,12 @@ describe("a callback in flight", () => {
     expect(gap).toBeLessThan(700)
     const delivery = await waitForDelivery(mock.url, other.orderSn, (d) => d.status === "delivered")
     expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([500, 200])
-    expect((await deliveriesOf(mock.url, slow.orderSn))[0]!.attemptCount).toBe(0)
+    // The hanging attempt was recorded before it was sent (CONTRACT.md), without an outcome yet.
+    const [hanging] = await deliveriesOf(mock.url, slow.orderSn)
+    expect(hanging).toMatchObject({ status: "pending", attemptCount: 1 })
+    expect(hanging!.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, httpStatus: null, error: ATTEMPT_WITHOUT_OUTCOME })
+    ])
   })
 })
 
@@ -410,7 +416,8 @@ describe("a resend while an attempt is in flight", () => {
     await move(mock.url, orderSn, "pay")
     const [first] = await receiver.waitFor(1, forOrder(orderSn))
     const [inFlight] = await deliveriesOf(mock.url, orderSn)
-    expect(inFlight).toMatchObject({ status: "pending", attemptCount: 0 })
+    expect(inFlight).toMatchObject({ status: "pending", attemptCount: 1 })
+    expect(inFlight!.attempts.map((a) => a.error)).toEqual([ATTEMPT_WITHOUT_OUTCOME])
     const resent = await dev<DeliveryView>(mock.url, "POST", `/dev/callbacks/${inFlight!.id}/resend`)
     expect(resent.json.code).toBe("SUCCESS")
 
@@ -449,7 +456,7 @@ describe("a backlog of deliveries", () => {
   let world: World | undefined
   afterEach(() => stopWorld(world))
 
-  it(`is sent at most ${MAX_IN_FLIGHT} at a time once the notify URL is set`, async () => {
+  it(`is sent at most ${MAX_IN_FLIGHT_PER_MERCHANT} at a time for one merchant once the notify URL is set`, async () => {
     world = await startWorld({ callbackTimeoutMs: 5_000 })
     const { mock, receiver } = world
     const pair = await KeyPair.generate(2048)
@@ -457,16 +464,16 @@ describe("a backlog of deliveries", () => {
     const appKey = made.json.data!.appKey
     const signer = await NodeCrypto.importPrivateKey(pair.privateKeyPem)
     const orders = []
-    for (let i = 0; i < MAX_IN_FLIGHT + 4; i++) orders.push(await newOrder(mock.url, { appKey, signer }))
+    for (let i = 0; i < MAX_IN_FLIGHT_PER_MERCHANT + 4; i++) orders.push(await newOrder(mock.url, { appKey, signer }))
     for (const order of orders) await move(mock.url, order.orderSn, "pay")
     receiver.answer("hang")
 
     const set = await dev(mock.url, "PUT", `/dev/merchants/${appKey}/notify-url`, { notifyUrl: receiver.url })
     expect(set.json.code).toBe("SUCCESS")
-    await receiver.waitFor(MAX_IN_FLIGHT)
+    await receiver.waitFor(MAX_IN_FLIGHT_PER_MERCHANT)
     // The receiver holds every request open: no more come while those are in flight.
     await new Promise((resolve) => setTimeout(resolve, 500))
-    expect(receiver.received).toHaveLength(MAX_IN_FLIGHT)
+    expect(receiver.received).toHaveLength(MAX_IN_FLIGHT_PER_MERCHANT)
   })
 })
 

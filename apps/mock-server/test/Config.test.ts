@@ -1,7 +1,15 @@
 // The mock's configuration (CONTRACT.md "Running the mock"): one check, whichever way a
 // configuration is made (flags, `pc mock`, a literal given to start()), refuses what cannot run.
 import { describe, expect, it } from "vitest"
-import { ConfigError, check, defaultDbFile, defaults, fromArgs, type MockConfigShape } from "../src/Config.js"
+import {
+  ConfigError,
+  check,
+  defaultDbFile,
+  defaults,
+  fromArgs,
+  type MockConfigShape,
+  publicBaseUrl
+} from "../src/Config.js"
 import { start } from "../src/Server.js"
 
 const base: MockConfigShape = { ...defaults, port: 0, db: ":memory:" }
@@ -70,7 +78,10 @@ describe("fromArgs", () => {
     [["--port", "-1"], /--port/],
     [["--port", "80.5"], /--port/],
     [["--port", "99999999999999999999"], /--port/],
-    [["--public-url", "ftp://proxy.example/"], /--public-url .*http/],
+    [["--public-url", "ftp://proxy.example/"], /--public-url\b.*http/],
+    [["--public-url", "http://0.0.0.0:4010"], /--public-url must name a host a browser can reach/],
+    [["--dev-token", "short"], /--dev-token must be at least 16/],
+    [["--dev-token", "with a space in it, long enough"], /--dev-token must be printable ASCII/],
     [["--public-url", "not a url"], /--public-url/],
     [["--public-url", "http://u:p@proxy.example/"], /--public-url/],
     [["--public-url", "http://proxy.example/?a=1"], /--public-url/],
@@ -120,5 +131,21 @@ describe("start", () => {
     await expect(start({ ...base, callbackBackoffMs: 0 })).rejects.toBeInstanceOf(ConfigError)
     await expect(start({ ...base, port: 70_000 })).rejects.toThrow(/--port/)
     await expect(start({ ...base, publicUrl: "ftp://proxy.example" })).rejects.toThrow(/--public-url/)
+  })
+})
+
+describe("--dev-token and the public URL of a wildcard bind", () => {
+  it("takes a developer token of 16 printable characters or more", () => {
+    expect(fromArgs(["--dev-token", "0123456789abcdef", "--db", ":memory:"]).devToken).toBe("0123456789abcdef")
+    expect(fromArgs(["--db", ":memory:"]).devToken).toBeUndefined()
+  })
+
+  it("hands out a host a browser can open when bound to every address, unless --public-url says another", () => {
+    expect(publicBaseUrl({ ...defaults, host: "0.0.0.0" }, 4010)).toBe("http://127.0.0.1:4010")
+    expect(publicBaseUrl({ ...defaults, host: "::" }, 4010)).toBe("http://127.0.0.1:4010")
+    expect(publicBaseUrl({ ...defaults, host: "::1" }, 4010)).toBe("http://[::1]:4010")
+    expect(publicBaseUrl({ ...defaults, host: "0.0.0.0", publicUrl: "https://mock.example" }, 4010)).toBe(
+      "https://mock.example"
+    )
   })
 })

@@ -26,6 +26,7 @@ export const httpStatusByCode = {
   payloadTooLarge: 413,
   unsupportedMediaType: 415,
   rateLimited: 429,
+  unauthorized: 401,
   internalError: 500
 } as const
 

@@ -62,7 +62,7 @@ const normalise = (text: unknown, what: string): string => {
     )
   }
   const trimmed = text.trim()
-  return trimmed.includes("\\n") && !trimmed.includes("\n") ? trimmed.replace(/\\n/g, "\n") : trimmed
+  return trimmed.includes("\\n") && !trimmed.includes("\n") ? trimmed.replace(/\\n/g, "\n").trim() : trimmed
 }
 
 const readPem = (text: string): { readonly label: string; readonly der: Uint8Array } | undefined => {
@@ -70,6 +70,11 @@ const readPem = (text: string): { readonly label: string; readonly der: Uint8Arr
   if (match === null) return undefined
   const [, label, body, endLabel] = match
   if (label !== endLabel) throw malformed(`PEM BEGIN ${label} does not match END ${endLabel}`)
+  // The text is trimmed, so anything left after END is not whitespace: a second block, a pasted
+  // command, half of another file. Refused rather than ignored, so what is stored is what was meant.
+  if (match[0].length !== text.length) {
+    throw malformed(`there is text after the PEM END line (-----END ${label}-----); send one key block only`)
+  }
   if (/Proc-Type:\s*4,ENCRYPTED/.test(body!)) {
     throw unsupported("the PEM private key is encrypted; decrypt it first (openssl pkey -in key.pem -out plain.pem)")
   }

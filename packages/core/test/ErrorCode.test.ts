@@ -21,6 +21,7 @@ const CONTRACT_TABLE: ReadonlyArray<readonly [string, number]> = [
   ["notFound", 404],
   ["methodNotAllowed", 405],
   ["rateLimited", 429],
+  ["unauthorized", 401],
   ["internalError", 500]
 ]
 

@@ -178,6 +178,15 @@ describe("decodePublicKey", () => {
     errorOf(() => decodePublicKey(wrap("RSA PUBLIC KEY", pkcs1Padded)), "MalformedKey")
   })
 
+  it("refuses text after the PEM END line as MalformedKey, for public and private keys", () => {
+    const publicError = errorOf(() => decodePublicKey(`${merchant.publicSpkiPem}garbage`), "MalformedKey")
+    expect(publicError.message).toContain("after the PEM END line")
+    errorOf(() => decodePublicKey(`${merchant.publicSpkiPem}\n-----BEGIN PUBLIC KEY-----\n`), "MalformedKey")
+    errorOf(() => decodePrivateKey(`${merchant.privatePkcs8Pem}\n;rm -rf`), "MalformedKey")
+    // Whitespace after the block (a final newline, CRLF) is not garbage.
+    expect(decodePublicKey(`${merchant.publicSpkiPem}\r\n\n  `).format).toBe("spki")
+  })
+
   it("refuses a truncated DER as MalformedKey", () => {
     const der = derOf(merchant.publicSpkiPem)
     errorOf(() => decodePublicKey(wrap("PUBLIC KEY", der.subarray(0, der.length - 1))), "MalformedKey")
@@ -267,8 +276,8 @@ describe("decodePrivateKey", () => {
     expect(decodePrivateKey(pem.replace("-----BEGIN PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----")).format).toBe(
       "pkcs8"
     )
-    // A key followed by something else: the first block counts.
-    expect(decodePublicKey(merchant.publicSpkiPem + merchant.publicPkcs1Pem).format).toBe("spki")
+    // A key followed by another block is refused: which one was meant is not ours to guess.
+    errorOf(() => decodePublicKey(merchant.publicSpkiPem + merchant.publicPkcs1Pem), "MalformedKey")
   })
 
   it("names a value that is not a string (an unset environment variable) instead of throwing TypeError", () => {

@@ -45,6 +45,13 @@ const rateLimitPerMinute = Options.integer("rate-limit-per-minute").pipe(
   Options.withDescription("create-order requests per appKey per minute before rateLimited (default: no limit)")
 )
 
+const devToken = Options.text("dev-token").pipe(
+  Options.optional,
+  Options.withDescription(
+    "token the developer menu (/dev) requires as Authorization: Bearer <token>; bound to a non-loopback address without it, one is generated and printed"
+  )
+)
+
 const flags = {
   env,
   host,
@@ -55,7 +62,8 @@ const flags = {
   callbackTimeoutMs,
   orderTtlMs,
   bodyLimitBytes,
-  rateLimitPerMinute
+  rateLimitPerMinute,
+  devToken
 }
 
 type Flags = Command.Command.ParseConfig<typeof flags>
@@ -71,7 +79,8 @@ const configOf = (options: Flags): MockConfigShape => ({
   callbackTimeoutMs: options.callbackTimeoutMs,
   orderTtlMs: options.orderTtlMs,
   bodyLimitBytes: options.bodyLimitBytes,
-  rateLimitPerMinute: Option.getOrUndefined(options.rateLimitPerMinute)
+  rateLimitPerMinute: Option.getOrUndefined(options.rateLimitPerMinute),
+  devToken: Option.getOrUndefined(options.devToken)
 })
 
 /**

@@ -1,8 +1,12 @@
 // Why did a signature fail? Tries the usual integration mistakes against the merchant's own keys so
 // the log (and the sandbox integrator) learns the likely cause, not only "invalid". Only runs on
-// the failure path, so its extra verifications cost nothing on valid requests.
+// the failure path, after the cheap checks, so its extra verifications cost nothing on valid
+// requests. It is a help, reachable without a valid signature, so its work is bounded whatever the
+// input: a few verifications of about the body's size, and re-serialisation only for small, shallow
+// bodies (pretty-printing a body nested thousands deep took seconds and a gigabyte).
 import { Base64, Canonical, type Crypto, Headers, Timestamp } from "@pc/core"
 import { Effect } from "effect"
+import { checkJsonDepth } from "../http/JsonDepth.js"
 
 export interface DiagnoseInput {
   readonly method: string
@@ -16,7 +20,15 @@ interface VersionedVerifier {
   readonly verifier: Crypto.Verifier
 }
 
+/** Bodies larger than this are not re-serialised: pretty-printing multiplies their size. */
+export const MAX_RESERIALISED_BYTES = 8 * 1024
+/** Keys tried for a wrong key version, newest first: a merchant may have uploaded many. */
+const MAX_KEYS_TRIED = 8
+
 const reserialisations = (body: string): ReadonlyArray<readonly [string, string]> => {
+  // Both bounds before JSON.parse: indentation grows with depth times size, so only a small body
+  // within the depth limit is worth the guess.
+  if (body.length > MAX_RESERIALISED_BYTES || !checkJsonDepth(body).ok) return []
   let parsed: unknown
   try {
     parsed = JSON.parse(body)
@@ -61,7 +73,8 @@ export const diagnose = <E, R>(
       if (!window.ok) return `clock skew of ${Math.round(window.skewMs / 1000)} seconds (${window.message})`
     }
     if (appKey === undefined || tsText === undefined) return undefined
-    const keys = yield* keysOf(appKey)
+    const all = yield* keysOf(appKey)
+    const keys = [...all].sort((a, b) => b.version - a.version).slice(0, MAX_KEYS_TRIED)
     const signature = decoded.bytes
     const verifies = (text: string, verifier: Crypto.Verifier) => Effect.promise(() => verifier.verify(text, signature))
     const exact = Canonical.requestStringToSign({ ...input, appKey, timestamp: tsText })
@@ -70,7 +83,7 @@ export const diagnose = <E, R>(
         return `wrong key version: signed with key version ${key.version}, but X-R-KEY-VERSION says ${versionText ?? "nothing"}`
       }
     }
-    const claimed = keys.find((key) => String(key.version) === versionText)
+    const claimed = all.find((key) => String(key.version) === versionText)
     if (claimed === undefined) return undefined
     for (const [body, cause] of reserialisations(input.body)) {
       if (

@@ -11,6 +11,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { MockConfig } from "../Config.js"
 import { type ApiError, signError } from "../http/Envelope.js"
 import { Store } from "../store/Store.js"
+import { capped } from "../log/LogText.js"
 import { diagnose } from "./Diagnose.js"
 
 /** What the sandbox tells the integrator in `X-R-Signature-Check`. */
@@ -146,9 +147,10 @@ export const make = Effect.gen(function* () {
       yield* Effect.logWarning("signature check failed").pipe(
         Effect.annotateLogs({
           environment: config.environment,
-          appKey: verdict.appKey ?? "unknown",
-          cause: verdict.cause,
-          likelyCause: likely ?? "not determined"
+          // Header values reach these texts: capped, so a 15 KB header is not a 15 KB log line.
+          appKey: capped(verdict.appKey ?? "unknown"),
+          cause: capped(verdict.cause),
+          likelyCause: capped(likely ?? "not determined")
         })
       )
     }).pipe(Effect.catchAllCause(() => Effect.void))

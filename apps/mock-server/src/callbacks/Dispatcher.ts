@@ -11,6 +11,7 @@ import { MockConfig } from "../Config.js"
 import { isoTime } from "../IsoTime.js"
 import { Orders } from "../orders/Orders.js"
 import { type Delivery, Store } from "../store/Store.js"
+import { pointsAtSelf, Self } from "../UrlRule.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 
 const EXCERPT = 200
@@ -22,6 +23,14 @@ const LEASE_MARGIN_MS = 1000
  * this many at a time, not as hundreds of simultaneous requests to one merchant.
  */
 export const MAX_IN_FLIGHT = 16
+
+/**
+ * Attempts in flight at most for one merchant, inside {@link MAX_IN_FLIGHT}: a merchant whose
+ * endpoint hangs holds at most this many slots, and the others stay free for every other merchant
+ * (CONTRACT.md: the dispatcher's capacity is shared fairly between merchants). The store hands
+ * out due deliveries in turns between merchants, so a backlog does not hide the others either.
+ */
+export const MAX_IN_FLIGHT_PER_MERCHANT = 4
 
 /** The first `max` bytes (about) of a response body as text; the rest is never downloaded. */
 const readPrefix = async (response: Response, max: number): Promise<string> => {
@@ -49,6 +58,7 @@ export const backoffDelay = (baseMs: number, failedAttempts: number, random: num
   Math.round(baseMs * 2 ** Math.max(0, failedAttempts - 1) * (0.75 + random * 0.5))
 
 const NO_NOTIFY_URL = "merchant has no notifyUrl yet; retried with backoff, and at once when it is set"
+const SELF_NOTIFY_URL = "not sent: the notifyUrl points at this mock itself; set the merchant's own receiver"
 
 export const make = Effect.gen(function* () {
   const config = yield* MockConfig
@@ -56,11 +66,13 @@ export const make = Effect.gen(function* () {
   const keys = yield* PlatformKeys
   const orders = yield* Orders
   const inFlight = new Set<string>()
+  const inFlightByMerchant = new Map<string, number>()
+  const self = yield* Self
   const fibers = yield* FiberSet.make()
 
-  /** After a failed attempt: the next one after the backoff, or failed once the deliveries' time is up. */
-  const nextAfterFailure = (delivery: Delivery, nowMs: number, random: number) => {
-    const nextAttemptAtMs = nowMs + backoffDelay(config.callbackBackoffMs, delivery.attemptCount + 1, random)
+  /** After failed attempt number `failed`: the next one after the backoff, or failed once the deliveries' time is up. */
+  const nextAfterFailure = (delivery: Delivery, failed: number, nowMs: number, random: number) => {
+    const nextAttemptAtMs = nowMs + backoffDelay(config.callbackBackoffMs, failed, random)
     return nextAttemptAtMs > delivery.createdAtMs + config.callbackMaxAgeMs
       ? ({ status: "failed" } as const)
       : ({ status: "pending", nextAttemptAtMs } as const)
@@ -92,18 +104,23 @@ export const make = Effect.gen(function* () {
       const startedMs = yield* Clock.currentTimeMillis
       const at = isoTime(startedMs)
       const url = yield* store.notifyUrlOf(delivery.appKey)
-      if (url === null) {
-        // Nothing to send yet: a failed attempt like any other, retried with the same backoff, and
+      // A URL stored before this run may name this very mock now (another port or public URL):
+      // sending there would run one of its own routes, so it is refused like an unset one.
+      const refusal = url === null ? NO_NOTIFY_URL : pointsAtSelf(new URL(url), self) ? SELF_NOTIFY_URL : undefined
+      if (refusal !== undefined || url === null) {
+        // Nothing to send: a failed attempt like any other, retried with the same backoff, and
         // made due at once when the merchant sets its notify URL (see Store.setNotifyUrl).
         yield* store.recordAttempt(
           delivery,
           leasedUntilMs,
-          { at, url: null, httpStatus: null, error: NO_NOTIFY_URL, keyVersion: null, durationMs: 0 },
-          nextAfterFailure(delivery, startedMs, yield* Random.next)
+          { at, url, httpStatus: null, error: refusal ?? NO_NOTIFY_URL, keyVersion: null, durationMs: 0 },
+          nextAfterFailure(delivery, delivery.attemptCount + 1, startedMs, yield* Random.next)
         )
         return
       }
       const key = yield* keys.current
+      // Recorded before it is sent: an attempt cut short by a crash still shows (CONTRACT.md).
+      const number = yield* store.beginAttempt(delivery.id, { at, url, keyVersion: key.version })
       // A fresh timestamp and signature on every attempt: a retried callback is never stale.
       const timestamp = String(startedMs)
       const signature = yield* Effect.promise(() =>
@@ -130,15 +147,16 @@ export const make = Effect.gen(function* () {
         : result._tag === "Left"
           ? result.left
           : `merchant answered HTTP ${httpStatus}${result.right.excerpt ? `: ${result.right.excerpt}` : ""}`
-      const failed = delivery.attemptCount + 1
+      const failed = number
       const next = delivered
         ? ({ status: "delivered" } as const)
-        : nextAfterFailure(delivery, endedMs, yield* Random.next)
+        : nextAfterFailure(delivery, number, endedMs, yield* Random.next)
       yield* store.recordAttempt(
         delivery,
         leasedUntilMs,
         { at, url, httpStatus, error, keyVersion: key.version, durationMs },
-        next
+        next,
+        number
       )
       yield* Effect.logInfo(delivered ? "callback delivered" : "callback attempt failed").pipe(
         Effect.annotateLogs({
@@ -166,6 +184,8 @@ export const make = Effect.gen(function* () {
     for (const delivery of yield* store.dueDeliveries(nowMs)) {
       if (inFlight.size >= MAX_IN_FLIGHT) break
       if (inFlight.has(delivery.id)) continue
+      const merchantInFlight = inFlightByMerchant.get(delivery.appKey) ?? 0
+      if (merchantInFlight >= MAX_IN_FLIGHT_PER_MERCHANT) continue
       // Lease the row for the attempt's length: while it runs the row is not due (so this loop does
       // not spin), and if the process dies mid-attempt the row is due again once the lease ends.
       // Only the lease that took the row attempts it; the lease value also tells the attempt's
@@ -173,12 +193,20 @@ export const make = Effect.gen(function* () {
       const leasedUntilMs = nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS
       if (!(yield* store.lease(delivery.id, nowMs, leasedUntilMs))) continue
       inFlight.add(delivery.id)
+      inFlightByMerchant.set(delivery.appKey, merchantInFlight + 1)
       started++
       yield* FiberSet.run(
         fibers,
         attempt(delivery, leasedUntilMs).pipe(
           Effect.catchAllCause((cause) => Effect.logError("callback attempt crashed", cause)),
-          Effect.ensuring(Effect.sync(() => inFlight.delete(delivery.id))),
+          Effect.ensuring(
+            Effect.sync(() => {
+              inFlight.delete(delivery.id)
+              const left = (inFlightByMerchant.get(delivery.appKey) ?? 1) - 1
+              if (left <= 0) inFlightByMerchant.delete(delivery.appKey)
+              else inFlightByMerchant.set(delivery.appKey, left)
+            })
+          ),
           Effect.ensuring(wake.offer(undefined))
         )
       )

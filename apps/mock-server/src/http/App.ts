@@ -7,7 +7,9 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Headers } from "@pc/core"
 import { Clock, Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { capped, describeDefect } from "../log/LogText.js"
 import { rawBody } from "./Body.js"
+import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
 import { envelope, fromError } from "./Envelope.js"
 import { makeResolver, methodNotAllowed, notFoundRoute, type Route } from "./Router.js"
 
@@ -33,7 +35,10 @@ const internalError = (requestId: string) =>
  * The app of a route table. Routes that declare no body still get at most `bodyLimitBytes` of one
  * (read and dropped before they run): a larger body is payloadTooLarge there too.
  */
-export const makeApp = <R>(routes: ReadonlyArray<Route<R>>, options: { readonly bodyLimitBytes: number }) => {
+export const makeApp = <R>(
+  routes: ReadonlyArray<Route<R>>,
+  options: { readonly bodyLimitBytes: number; readonly devAccess?: DevAccessPolicy }
+) => {
   const resolve = makeResolver(routes)
   const dropBody = Effect.asVoid(rawBody(options.bodyLimitBytes))
   const handle = (requestId: string) =>
@@ -42,29 +47,42 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>, options: { readonly 
       const started = yield* Clock.currentTimeMillis
       const path = pathOf(request.url)
       const resolution = resolve(request.method, path)
+      const refused =
+        options.devAccess === undefined
+          ? undefined
+          : checkDevAccess(options.devAccess, path, request.headers.authorization)
       const handled =
-        resolution._tag === "Found"
-          ? resolution.route.body === undefined
-            ? Effect.zipRight(dropBody, resolution.route.handle(resolution.params))
-            : resolution.route.handle(resolution.params)
-          : Effect.fail(
-              resolution._tag === "MethodNotAllowed"
-                ? methodNotAllowed(request.method, path, resolution.allow)
-                : notFoundRoute(request.method, path)
-            )
+        refused !== undefined
+          ? Effect.fail(refused)
+          : resolution._tag === "Found"
+            ? resolution.route.body === undefined
+              ? Effect.zipRight(dropBody, resolution.route.handle(resolution.params))
+              : resolution.route.handle(resolution.params)
+            : Effect.fail(
+                resolution._tag === "MethodNotAllowed"
+                  ? methodNotAllowed(request.method, path, resolution.allow)
+                  : notFoundRoute(request.method, path)
+              )
       const response = yield* handled.pipe(
         Effect.catchTags({
           ApiError: (error) => Effect.succeed(fromError(error)),
-          SqlError: (error) => Effect.as(Effect.logError("storage failed", error), internalError(requestId))
+          SqlError: (error) =>
+            Effect.as(
+              Effect.logError("storage failed").pipe(Effect.annotateLogs({ error: describeDefect(error) })),
+              internalError(requestId)
+            )
         }),
         Effect.catchAllDefect((defect) =>
-          Effect.as(Effect.logError("request crashed", defect), internalError(requestId))
+          Effect.as(
+            Effect.logError("request crashed").pipe(Effect.annotateLogs({ defect: describeDefect(defect) })),
+            internalError(requestId)
+          )
         )
       )
       yield* Effect.logInfo("request").pipe(
         Effect.annotateLogs({
-          method: request.method,
-          path,
+          method: capped(request.method),
+          path: capped(path),
           status: response.status,
           durationMs: (yield* Clock.currentTimeMillis) - started
         })

@@ -5,7 +5,9 @@
 import { HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect } from "effect"
+import { capped } from "../log/LogText.js"
 import { ApiError, paramError } from "./Envelope.js"
+import { checkJsonDepth, MAX_JSON_DEPTH } from "./JsonDepth.js"
 
 const tooLarge = (limit: number) =>
   new ApiError({ code: "payloadTooLarge", msg: `request body is larger than the limit of ${limit} bytes` })
@@ -88,18 +90,31 @@ export const requireJsonContentType: Effect.Effect<void, ApiError, HttpServerReq
         msg:
           contentType === undefined
             ? "Content-Type is missing; send application/json"
-            : `Content-Type ${contentType} is not supported; send application/json`
+            : `Content-Type ${capped(contentType, 100)} is not supported; send application/json`
       })
     }
   }
 )
 
-/** Parses a JSON object body; anything else (invalid JSON, an array, a string) is a paramError. */
+/**
+ * Parses a JSON object body; anything else (invalid JSON, an array, a string) is a paramError, and
+ * so is a body nested deeper than {@link MAX_JSON_DEPTH} levels, judged by a linear scan before
+ * JSON.parse (CONTRACT.md): what runs after parsing (schema decoding, error formatting) recurses
+ * with the depth, and a few thousand levels overflowed its stack.
+ */
 export const parseJsonObject = (text: string): Effect.Effect<Record<string, unknown>, ApiError> =>
-  Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: () => paramError("body is not valid JSON")
+  Effect.suspend(() => {
+    const depth = checkJsonDepth(text)
+    return depth.ok
+      ? Effect.void
+      : Effect.fail(paramError(`${depth.field}: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`))
   }).pipe(
+    Effect.zipRight(
+      Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => paramError("body is not valid JSON")
+      })
+    ),
     Effect.filterOrFail(
       (value): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value),
       () => paramError("body is not a JSON object")

@@ -17,6 +17,7 @@ import { route } from "../http/Router.js"
 import { Orders, publicOrder } from "../orders/Orders.js"
 import type { DeliveryWithAttempts } from "../store/Store.js"
 import { Store } from "../store/Store.js"
+import { checkNotifyUrl as checkNotifyUrlRule, Self } from "../UrlRule.js"
 
 const KeyUpload = Schema.Struct({ publicKeyPem: Schema.String })
 const MerchantCreate = Schema.Struct({ publicKeyPem: Schema.String, notifyUrl: Schema.optional(Schema.String) })
@@ -36,24 +37,11 @@ const checkPublicKey = (pem: unknown) =>
     return pem
   })
 
+/** The one URL rule (UrlRule.ts): absolute http(s), no credentials, and not this mock itself. */
 const checkNotifyUrl = (value: unknown) =>
-  Effect.gen(function* () {
-    if (typeof value !== "string") return yield* paramError("notifyUrl: an absolute http(s) URL is required")
-    let url: URL
-    try {
-      url = new URL(value)
-    } catch {
-      return yield* paramError(`notifyUrl: ${JSON.stringify(value)} is not an absolute URL`)
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      return yield* paramError("notifyUrl: only http and https URLs can receive callbacks")
-    }
-    // fetch refuses a URL with credentials, so every attempt would fail, and each failure would
-    // copy the password into lastError and the logs.
-    if (url.username !== "" || url.password !== "") {
-      return yield* paramError("notifyUrl: must not contain a user name or password")
-    }
-    return value
+  Effect.flatMap(Self, (self) => {
+    const checked = checkNotifyUrlRule(value, self)
+    return checked.ok ? Effect.succeed(value as string) : Effect.fail(paramError(checked.message))
   })
 
 const positiveVersion = (text: string | undefined) =>

@@ -42,6 +42,10 @@ export interface OrderRecord extends Wire.Order {
 
 export type DeliveryStatus = "pending" | "delivered" | "failed"
 
+/** The error an attempt row carries from just before it is sent until its outcome is recorded. */
+export const ATTEMPT_WITHOUT_OUTCOME =
+  "no outcome recorded: the attempt is in flight, or the mock stopped while it was being sent"
+
 export interface DeliveryAttempt {
   readonly attempt: number
   readonly at: string
@@ -435,10 +439,16 @@ export const make = Effect.gen(function* () {
       Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
     ),
 
-    /** Pending deliveries due at `nowMs`. */
+    /**
+     * Pending deliveries due at `nowMs`, taken in turns between merchants: each merchant's oldest
+     * first, then each one's second, and so on. A merchant with a backlog of hundreds (a dead
+     * endpoint) then never fills the whole batch and hides another merchant's callback behind it.
+     */
     dueDeliveries: (nowMs: number) =>
-      sql`SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs}
-        ORDER BY next_attempt_at_ms LIMIT 50`.pipe(Effect.map((rows) => rows.map(toDelivery))),
+      sql`SELECT * FROM (
+          SELECT deliveries.*, ROW_NUMBER() OVER (PARTITION BY app_key ORDER BY next_attempt_at_ms, id) AS turn
+          FROM deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs}
+        ) AS due ORDER BY turn, next_attempt_at_ms LIMIT 50`.pipe(Effect.map((rows) => rows.map(toDelivery))),
 
     nextDeliveryAt: sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending'`.pipe(
       Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
@@ -456,10 +466,34 @@ export const make = Effect.gen(function* () {
       ),
 
     /**
+     * Records that an attempt is about to be sent, before it is (CONTRACT.md): if the process dies
+     * while it is on the wire, the attempt still shows, with {@link ATTEMPT_WITHOUT_OUTCOME} as its
+     * error. Resolves with the attempt's number, which {@link recordAttempt} then completes.
+     */
+    beginAttempt: (
+      deliveryId: string,
+      attempt: Pick<DeliveryAttempt, "at" | "url" | "keyVersion">
+    ): Effect.Effect<number, SqlError> =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          // After attempts cut short by a crash, the next number follows the rows, not the count.
+          const [row] =
+            yield* sql`SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM delivery_attempts WHERE delivery_id = ${deliveryId}`
+          const number = row!.next as number
+          yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
+            VALUES (${deliveryId}, ${number}, ${attempt.at}, ${attempt.url}, NULL, ${ATTEMPT_WITHOUT_OUTCOME},
+              ${attempt.keyVersion}, 0)`
+          yield* sql`UPDATE deliveries SET attempt_count = ${number} WHERE id = ${deliveryId}`
+          return number
+        })
+      ),
+
+    /**
      * Records one attempt made under the lease `leasedUntilMs`, and the delivery's next state,
-     * atomically. When the row no longer carries that lease, a resend came in while the attempt
-     * ran: the attempt is recorded, but the delivery stays pending and due at the resend's time, so
-     * the resend is not lost.
+     * atomically; `begun` is the number {@link beginAttempt} gave it (the row is completed), else
+     * a new row is added. When the row no longer carries that lease, a resend came in while the
+     * attempt ran: the attempt is recorded, but the delivery stays pending and due at the resend's
+     * time, so the resend is not lost.
      */
     recordAttempt: (
       delivery: Delivery,
@@ -468,17 +502,24 @@ export const make = Effect.gen(function* () {
       next:
         | { readonly status: "delivered" }
         | { readonly status: "pending"; readonly nextAttemptAtMs: number }
-        | { readonly status: "failed" }
+        | { readonly status: "failed" },
+      begun?: number
     ) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const [row] =
             yield* sql`SELECT attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id = ${delivery.id}`
           if (row === undefined) return
-          const number = (row.attempt_count as number) + 1
-          yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
-            VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
-              ${attempt.keyVersion}, ${attempt.durationMs})`
+          const number = begun ?? (row.attempt_count as number) + 1
+          if (begun === undefined) {
+            yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
+              VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
+                ${attempt.keyVersion}, ${attempt.durationMs})`
+          } else {
+            yield* sql`UPDATE delivery_attempts SET at = ${attempt.at}, url = ${attempt.url}, http_status = ${attempt.httpStatus},
+                error = ${attempt.error}, key_version = ${attempt.keyVersion}, duration_ms = ${attempt.durationMs}
+              WHERE delivery_id = ${delivery.id} AND attempt = ${number}`
+          }
           const deliveredAt = next.status === "delivered" ? attempt.at : null
           const resent = row.status !== "pending" || row.next_attempt_at_ms !== leasedUntilMs
           if (resent) {

@@ -16,6 +16,16 @@ export const startMock = (overrides: Partial<MockConfigShape> = {}): Promise<Run
     { logLevel: process.env.MOCK_LOGS ? LogLevel.Info : LogLevel.None }
   )
 
+/**
+ * A mock whose every log line (all levels) goes to `lines` rather than the console, for tests that
+ * read what is logged (defects with their stack, caps, no secrets).
+ */
+export const startLoggedMock = (lines: Array<string>, overrides: Partial<MockConfigShape> = {}): Promise<RunningMock> =>
+  start(
+    { ...defaults, port: 0, db: ":memory:", callbackBackoffMs: 200, ...overrides },
+    { logLevel: LogLevel.All, logSink: (line) => lines.push(line) }
+  )
+
 export const testMerchantSigner = (): Promise<Crypto.Signer> => NodeCrypto.importPrivateKey(testMerchantPrivateKeyPem())
 
 export interface SignedRequestOptions {

@@ -1,0 +1,31 @@
+// What the mock answers when Node judges a request before any route (src/http/ClientError.ts).
+import { describe, expect, it } from "vitest"
+import { clientErrorAnswer, headerRuleViolation } from "../src/http/ClientError.js"
+
+describe("clientErrorAnswer", () => {
+  it("names a timeout a timeout, not a malformed request", () => {
+    const answer = clientErrorAnswer("ERR_HTTP_REQUEST_TIMEOUT")
+    expect(answer).toMatchObject({ status: 400, code: "paramError" })
+    expect(answer.msg).toMatch(/timed out/)
+    expect(answer.msg).not.toMatch(/malformed/)
+  })
+
+  it("pairs an oversized header section with payloadTooLarge 413, and framing errors with paramError 400", () => {
+    expect(clientErrorAnswer("HPE_HEADER_OVERFLOW")).toMatchObject({ status: 413, code: "payloadTooLarge" })
+    expect(clientErrorAnswer("HPE_INVALID_CHUNK_SIZE")).toMatchObject({ status: 400, code: "paramError" })
+  })
+})
+
+describe("headerRuleViolation", () => {
+  it("refuses a missing or repeated Host, and a repeated Content-Type", () => {
+    expect(headerRuleViolation({ httpVersion: "1.1", rawHeaders: [] })).toMatchObject({ status: 400 })
+    expect(headerRuleViolation({ httpVersion: "1.0", rawHeaders: [] })).toBeUndefined()
+    expect(headerRuleViolation({ httpVersion: "1.1", rawHeaders: ["Host", "a", "host", "a"] })).toMatchObject({
+      status: 400
+    })
+    expect(
+      headerRuleViolation({ httpVersion: "1.1", rawHeaders: ["Host", "a", "Content-Type", "x", "CONTENT-TYPE", "y"] })
+    ).toMatchObject({ status: 415, code: "unsupportedMediaType" })
+    expect(headerRuleViolation({ httpVersion: "1.1", rawHeaders: ["Host", "a", "Content-Type", "x"] })).toBeUndefined()
+  })
+})

@@ -2,7 +2,7 @@
  * Composes the mock once: SQLite storage, the environment's platform keys, the test merchant,
  * orders, the callback dispatcher and the route table, served by Node's HTTP server.
  */
-import { HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Clock, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
@@ -10,15 +10,16 @@ import { MerchantAuth } from "./auth/MerchantAuth.js"
 import { Dispatcher } from "./callbacks/Dispatcher.js"
 import { PlatformKeys } from "./callbacks/PlatformKeys.js"
 import { check, listenUrl, MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
-import { makeApp } from "./http/App.js"
+import { MockApi } from "./api/MockApi.js"
+import { DevAccessLive } from "./auth/DevAccess.js"
+import { DecodeFailureAsParamError, wrapApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
-import type { Route } from "./http/Router.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
-import { checkoutRoutes } from "./routes/Checkout.js"
-import { createOrderRoute } from "./routes/CreateOrder.js"
-import { devRoutes } from "./routes/Dev.js"
-import { serviceRoutes } from "./routes/Service.js"
+import { CheckoutHandlers } from "./routes/Checkout.js"
+import { CreateOrderHandlers } from "./routes/CreateOrder.js"
+import { DevHandlers } from "./routes/Dev.js"
+import { ServiceHandlers } from "./routes/ServiceRoutes.js"
 import { Store } from "./store/Store.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "./TestMerchant.js"
 import { Self } from "./UrlRule.js"
@@ -61,21 +62,18 @@ const serverLayer = (config: MockConfigShape, devAccess: DevAccessPolicy) => {
     Layer.provideMerge(storeLayer(config)),
     Layer.provideMerge(Layer.succeed(MockConfig, config))
   )
+  const handlers = HttpApiBuilder.api(MockApi).pipe(
+    Layer.provide([CreateOrderHandlers, DevHandlers, CheckoutHandlers, ServiceHandlers]),
+    Layer.provide(DevAccessLive)
+  )
   const app = Layer.unwrapEffect(
-    Effect.gen(function* () {
-      const url = yield* PublicUrl
-      const api = yield* createOrderRoute
-      const dev = yield* devRoutes
-      const table: Array<Route<unknown>> = []
-      const routes: ReadonlyArray<Route<Store | Orders | MerchantAuth | PlatformKeys | Dispatcher | Self>> = [
-        api,
-        ...dev,
-        ...checkoutRoutes(config.environment),
-        ...serviceRoutes(() => table, config.environment, url)
-      ]
-      table.push(...routes)
-      return HttpServer.serve(makeApp(routes, { bodyLimitBytes: config.bodyLimitBytes, devAccess }))
-    })
+    Effect.map(HttpApiBuilder.httpApp, (app) =>
+      HttpServer.serve(wrapApp(app, { bodyLimitBytes: config.bodyLimitBytes, devAccess }))
+    )
+  ).pipe(
+    Layer.provide(DecodeFailureAsParamError),
+    Layer.provide(handlers),
+    Layer.provide(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer))
   )
   return app.pipe(Layer.provideMerge(services), Layer.provideMerge(http))
 }

@@ -1,17 +1,27 @@
 /**
- * The HTTP application: resolves a request against the route table, gives it a request id (on the
- * response and on every log line about it), turns every failure into its envelope, and logs one
- * line per request. A SqlError or a defect is a bug: internalError 500, logged with the request id.
+ * What wraps the `HttpApiBuilder` app, in one place, for what `HttpApi` cannot say: a request id
+ * on every response and log line, notFound and methodNotAllowed (with `Allow`) as envelopes (the
+ * router only knows "no route"), any body sent to a route that takes none read within the limit
+ * (payloadTooLarge over it) and dropped, framework decode failures as paramError naming the field,
+ * and a bug as internalError 500 logged with the request id. HEAD is answered as GET by the router.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApp,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Headers } from "@pc/core"
-import { Clock, Effect } from "effect"
+import { Cause, Clock, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { MockApi } from "../api/MockApi.js"
 import { capped, describeDefect } from "../log/LogText.js"
 import { rawBody } from "./Body.js"
 import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
-import { envelope, fromError } from "./Envelope.js"
-import { makeResolver, methodNotAllowed, notFoundRoute, type Route } from "./Router.js"
+import { ApiError, envelope, fromError } from "./Envelope.js"
+import { ParamError } from "./WireErrors.js"
 
 const REQUEST_ID_HEADER = Headers.REQUEST_ID.toLowerCase()
 
@@ -28,18 +38,89 @@ const pathOf = (target: string): string => {
   return queryAt === -1 ? target : target.slice(0, queryAt)
 }
 
+interface RouteEntry {
+  readonly method: string
+  readonly pattern: RegExp
+  readonly takesBody: boolean
+}
+
+/** Every route of the API definition, as a method and a path pattern (`:name` is one non-empty segment). */
+const routeTable = (): ReadonlyArray<RouteEntry> => {
+  const routes: Array<RouteEntry> = []
+  HttpApi.reflect(MockApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const source = endpoint.path
+        .split("/")
+        .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("/")
+      routes.push({
+        method: endpoint.method,
+        pattern: new RegExp(`^${source}$`),
+        takesBody: Option.isSome(endpoint.payloadSchema)
+      })
+    }
+  })
+  return routes
+}
+
+type Resolution =
+  | { readonly _tag: "Found"; readonly takesBody: boolean }
+  | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<string> }
+  | { readonly _tag: "NotFound" }
+
+const makeResolver =
+  (routes: ReadonlyArray<RouteEntry>) =>
+  (method: string, path: string): Resolution => {
+    const allow: Array<string> = []
+    for (const route of routes) {
+      if (!route.pattern.test(path)) continue
+      if (route.method === method || (method === "HEAD" && route.method === "GET")) {
+        return { _tag: "Found", takesBody: route.takesBody }
+      }
+      allow.push(route.method)
+    }
+    return allow.length > 0 ? { _tag: "MethodNotAllowed", allow } : { _tag: "NotFound" }
+  }
+
 const internalError = (requestId: string) =>
   envelope("internalError", `internal error; quote request id ${requestId} when reporting it`, null)
 
+const notFoundRoute = (method: string, path: string) =>
+  fromError(new ApiError({ code: "notFound", msg: `no route for ${method} ${path}` }))
+
 /**
- * The app of a route table. Routes that declare no body still get at most `bodyLimitBytes` of one
- * (read and dropped before they run): a larger body is payloadTooLarge there too.
+ * The framework's own decode failures (a path or query parameter that its Schema refuses) as the
+ * contract's paramError naming the field, before the API's error schema encodes them.
  */
-export const makeApp = <R>(
-  routes: ReadonlyArray<Route<R>>,
+export const DecodeFailureAsParamError = HttpApiBuilder.middleware((app) =>
+  Effect.catchAllCause(app, (cause) => {
+    const failure: Option.Option<unknown> = Cause.failureOption(cause)
+    if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError))
+      return Effect.failCause(cause)
+    const [issue] = failure.value.issues
+    const field = issue?.path.map(String).join(".") || "request"
+    // Typed `never` by HttpApiBuilder.middleware, yet a failure here is what the API's error
+    // schema encodes next, and ParamError is one of the API's declared errors.
+    return Effect.fail(
+      new ParamError({ msg: `${field}: ${issue?.message ?? "invalid"}` })
+    ) as unknown as Effect.Effect<never>
+  })
+)
+
+/**
+ * The served app: `app` (the `HttpApiBuilder` app of {@link MockApi}) inside the envelope rules above.
+ *
+ * @example
+ * ```ts
+ * HttpServer.serve(wrapApp(yield* HttpApiBuilder.httpApp, { bodyLimitBytes: 65536 }))
+ * ```
+ */
+export const wrapApp = <R>(
+  app: HttpApp.Default<never, R>,
   options: { readonly bodyLimitBytes: number; readonly devAccess?: DevAccessPolicy }
-) => {
-  const resolve = makeResolver(routes)
+): HttpApp.Default<never, R> => {
+  const resolve = makeResolver(routeTable())
   const dropBody = Effect.asVoid(rawBody(options.bodyLimitBytes))
   const handle = (requestId: string) =>
     Effect.gen(function* () {
@@ -47,37 +128,54 @@ export const makeApp = <R>(
       const started = yield* Clock.currentTimeMillis
       const path = pathOf(request.url)
       const resolution = resolve(request.method, path)
+      // The developer token (CONTRACT.md "Exposure") is decided before routing, by path, so that an
+      // unknown /dev route does not tell an unauthenticated caller which routes exist.
       const refused =
         options.devAccess === undefined
           ? undefined
           : checkDevAccess(options.devAccess, path, request.headers.authorization)
-      const handled =
+      const handled: Effect.Effect<
+        HttpServerResponse.HttpServerResponse,
+        ApiError,
+        R | HttpServerRequest.HttpServerRequest
+      > =
         refused !== undefined
-          ? Effect.fail(refused)
+          ? Effect.succeed(fromError(refused))
           : resolution._tag === "Found"
-            ? resolution.route.body === undefined
-              ? Effect.zipRight(dropBody, resolution.route.handle(resolution.params))
-              : resolution.route.handle(resolution.params)
-            : Effect.fail(
+            ? resolution.takesBody
+              ? app
+              : Effect.zipRight(dropBody, app)
+            : Effect.succeed(
                 resolution._tag === "MethodNotAllowed"
-                  ? methodNotAllowed(request.method, path, resolution.allow)
+                  ? fromError(
+                      new ApiError({
+                        code: "methodNotAllowed",
+                        msg: `method ${request.method} is not allowed on ${path}; use ${resolution.allow.join(", ")}`,
+                        headers: { allow: resolution.allow.join(", ") }
+                      })
+                    )
                   : notFoundRoute(request.method, path)
               )
       const response = yield* handled.pipe(
-        Effect.catchTags({
-          ApiError: (error) => Effect.succeed(fromError(error)),
-          SqlError: (error) =>
-            Effect.as(
-              Effect.logError("storage failed").pipe(Effect.annotateLogs({ error: describeDefect(error) })),
-              internalError(requestId)
-            )
-        }),
-        Effect.catchAllDefect((defect) =>
-          Effect.as(
-            Effect.logError("request crashed").pipe(Effect.annotateLogs({ defect: describeDefect(defect) })),
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) {
+            const error = failure.value as { readonly _tag?: string }
+            if (error._tag === "ApiError") return Effect.succeed(fromError(failure.value as ApiError))
+            // The router's "no route": the resolver above found one, so only a segment the
+            // router refuses (an undecodable escape) lands here.
+            if (error._tag === "RouteNotFound") return Effect.succeed(notFoundRoute(request.method, path))
+          }
+          const squashed = Cause.squash(cause)
+          const storage =
+            typeof squashed === "object" && squashed !== null && (squashed as { _tag?: string })._tag === "SqlError"
+          return Effect.as(
+            Effect.logError(storage ? "storage failed" : "request crashed").pipe(
+              Effect.annotateLogs({ defect: describeDefect(squashed) })
+            ),
             internalError(requestId)
           )
-        )
+        })
       )
       yield* Effect.logInfo("request").pipe(
         Effect.annotateLogs({

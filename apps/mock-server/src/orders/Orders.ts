@@ -3,9 +3,10 @@
  * (PAID, FAILED, EXPIRED), each of which records its callback delivery in the same transaction.
  */
 import { Money, Wire } from "@pc/core"
-import { Clock, Context, Effect, Either, Layer, ParseResult, Ref, Schema } from "effect"
+import { Clock, Context, Effect, Either, Layer, Ref, Schema } from "effect"
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
+import { paramErrorOf } from "../http/DecodeBody.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
 import { isoDay } from "../IsoTime.js"
 import { type OrderRecord, Store } from "../store/Store.js"
@@ -35,11 +36,7 @@ export interface ValidOrderRequest {
  */
 export const validate = (body: Record<string, unknown>): Either.Either<ValidOrderRequest, ApiError> =>
   Either.flatMap(
-    Either.mapLeft(decodeFields(body, { errors: "first", onExcessProperty: "ignore" }), (error) => {
-      const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-      const field = issue?.path.join(".") || "body"
-      return paramError(`${field}: ${issue?.message ?? "invalid"}`)
-    }),
+    Either.mapLeft(decodeFields(body, { errors: "first", onExcessProperty: "ignore" }), (error) => paramErrorOf(error)),
     (fields) => {
       const amount = Money.canonicalAmount(fields.amount, fields.currency)
       return amount.ok

@@ -2,11 +2,13 @@
  * The hosted checkout page (`h5Url`): shows the amount and the merchant's order id, with Pay and
  * Fail buttons that make the same moves as the developer menu. Plain HTML forms: no script needed.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { MockApi } from "../api/MockApi.js"
+import { MockConfig } from "../Config.js"
+import { served } from "../http/Served.js"
 import { Effect } from "effect"
 import { orNotFound } from "../http/Envelope.js"
 import { escapeHtml } from "../http/Html.js"
-import { route } from "../http/Router.js"
 import { Orders } from "../orders/Orders.js"
 import { type OrderRecord, Store } from "../store/Store.js"
 
@@ -55,43 +57,39 @@ const page = (order: OrderRecord, environment: string): string => {
 const findOrder = (orderSn: string) =>
   Effect.flatMap(Store, (store) => store.getOrder(orderSn)).pipe(orNotFound(`order ${orderSn}`))
 
-const button = (verb: "pay" | "fail", to: "PAID" | "FAILED") =>
-  route({
-    method: "POST",
-    path: `/h5/checkout/:orderSn/${verb}`,
-    tag: "Checkout",
-    summary: `The checkout page's ${verb === "pay" ? "Pay" : "Fail"} button: moves the order to ${to}, then shows the page again`,
-    answer: { kind: "redirect" },
-    handle: ({ orderSn }) =>
-      Effect.gen(function* () {
-        yield* findOrder(orderSn!)
-        // Pressing a button on a page that is already final just shows the final state again.
-        yield* Effect.flatMap(Orders, (orders) => orders.move(orderSn!, to)).pipe(
-          Effect.catchIf(
-            (error) => error._tag === "ApiError" && error.code === "paramError",
-            () => Effect.void
-          )
-        )
-        // Relative to the button's URL (…/h5/checkout/SN/pay), like the forms' actions: behind a
-        // proxy that serves the mock under a path prefix (--public-url) both stay under it.
-        return HttpServerResponse.redirect(`../${encodeURIComponent(orderSn!)}`, { status: 303 })
-      })
-  })
-
-export const checkoutRoutes = (environment: string) => [
-  route({
-    method: "GET",
-    path: "/h5/checkout/:orderSn",
-    tag: "Checkout",
-    summary: "The hosted checkout page of an order (the h5Url)",
-    answer: { kind: "html" },
-    handle: ({ orderSn }) =>
-      Effect.map(findOrder(orderSn!), (order) =>
-        HttpServerResponse.html(page(order, environment)).pipe(
-          HttpServerResponse.setHeader("cache-control", "no-store")
+const press = (orderSn: string, to: "PAID" | "FAILED") =>
+  served(
+    Effect.gen(function* () {
+      yield* findOrder(orderSn)
+      // Pressing a button on a page that is already final just shows the final state again.
+      yield* Effect.flatMap(Orders, (orders) => orders.move(orderSn, to)).pipe(
+        Effect.catchIf(
+          (error) => error._tag === "ApiError" && error.code === "paramError",
+          () => Effect.void
         )
       )
-  }),
-  button("pay", "PAID"),
-  button("fail", "FAILED")
-]
+      // Relative to the button's URL (…/h5/checkout/SN/pay), like the forms' actions: behind a
+      // proxy that serves the mock under a path prefix (--public-url) both stay under it.
+      return HttpServerResponse.redirect(`../${encodeURIComponent(orderSn)}`, { status: 303 })
+    })
+  )
+
+/** The checkout pages' handlers, as a layer for `HttpApiBuilder.api(MockApi)`. */
+export const CheckoutHandlers = HttpApiBuilder.group(MockApi, "checkout", (handlers) =>
+  Effect.gen(function* () {
+    const config = yield* MockConfig
+    const context = yield* Effect.context<Store | Orders>()
+    return handlers
+      .handle("checkoutPage", ({ path }) =>
+        served(
+          Effect.map(findOrder(path.orderSn), (order) =>
+            HttpServerResponse.html(page(order, config.environment)).pipe(
+              HttpServerResponse.setHeader("cache-control", "no-store")
+            )
+          )
+        ).pipe(Effect.provide(context))
+      )
+      .handle("checkoutPay", ({ path }) => Effect.provide(press(path.orderSn, "PAID"), context))
+      .handle("checkoutFail", ({ path }) => Effect.provide(press(path.orderSn, "FAILED"), context))
+  })
+)

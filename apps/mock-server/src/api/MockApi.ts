@@ -1,0 +1,269 @@
+/**
+ * The mock's whole HTTP surface, declared once: the service API (the spec's one production
+ * endpoint), the developer menu (/dev), the hosted checkout pages (/h5) and the service routes.
+ * `HttpApiBuilder` serves it, `OpenApi.fromApi` documents it and `HttpApiClient` calls it.
+ */
+import {
+  HttpApi,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApiSecurity,
+  OpenApi
+} from "@effect/platform"
+import { Headers, Wire as CoreWire } from "@pc/core"
+import { Schema } from "effect"
+import { Wire } from "../http/WireErrors.js"
+import * as S from "./Schemas.js"
+
+/**
+ * Authorises every developer-menu route and dashboard action: the one place where the developer
+ * token (`--dev-token`, required when the mock is bound to a non-loopback address) is checked.
+ * Its layer lives in `DevAccessLayer.ts`.
+ */
+export class DevAccess extends HttpApiMiddleware.Tag<DevAccess>()("DevAccess", {
+  failure: Wire.Unauthorized,
+  security: {
+    devToken: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "The developer token (`--dev-token`, or the one the mock prints at start). Required only when the mock is bound to a non-loopback address."
+      )
+    )
+  }
+}) {}
+
+const requestHeader = (name: string, description: string, required: boolean) => ({
+  name,
+  in: "header",
+  required,
+  description,
+  schema: { type: "string" }
+})
+
+/** The spec's one production endpoint. */
+const createOrder = HttpApiEndpoint.post("createOrder", CoreWire.CREATE_ORDER_PATH)
+  .setPayload(S.CreateOrderBody)
+  .addSuccess(S.Success(S.CreateOrderResult))
+  .addError(Wire.ParamError)
+  .addError(Wire.SignError)
+  .addError(Wire.DuplicateOrder)
+  .addError(Wire.PayloadTooLarge)
+  .addError(Wire.UnsupportedMediaType)
+  .addError(Wire.RateLimited)
+  .annotateContext(
+    OpenApi.annotations({
+      summary: "Create a payment order",
+      description:
+        "Signed with SHA256withRSA over `POST /openapi/v2/order/create\\n<appKey>.<X-R-TS>.<raw body>`. " +
+        "Idempotent per appKey and orderId. In sandbox the signature is not enforced; `X-R-Signature-Check` says what production would decide.",
+      // The headers are read from the raw request by the signature check (a missing one is
+      // signError, not a decode error), so they are documented here rather than decoded.
+      transform: (operation) => ({
+        ...operation,
+        parameters: [
+          ...(operation.parameters ?? []),
+          requestHeader(Headers.RequestHeaders.appKey, "merchant appKey (UUID)", true),
+          requestHeader(
+            Headers.RequestHeaders.timestamp,
+            "Unix epoch milliseconds; within +-5 minutes of the server clock",
+            true
+          ),
+          requestHeader(Headers.RequestHeaders.keyVersion, "ordinal of the merchant's public-key upload", true),
+          requestHeader(
+            Headers.RequestHeaders.signature,
+            "standard Base64 SHA256withRSA signature; required in production and gray",
+            false
+          )
+        ]
+      })
+    })
+  )
+
+/** `/openapi/v2/*`: the service's own API. */
+export class ServiceApi extends HttpApiGroup.make("api", { topLevel: true })
+  .add(createOrder)
+  .annotateContext(OpenApi.annotations({ title: "API", description: "The service's own API (spec 4.2)." })) {}
+
+const orderSnPath = Schema.Struct({ orderSn: S.OrderSnParam })
+const appKeyPath = Schema.Struct({ appKey: S.AppKeyParam })
+
+const move = <const Name extends string>(name: Name, verb: string, to: string) =>
+  HttpApiEndpoint.post(name, `/dev/orders/:orderSn/${verb}`)
+    .setPath(orderSnPath)
+    .addSuccess(S.Success(S.Order))
+    .addError(Wire.NotFound)
+    .annotateContext(
+      OpenApi.annotations({
+        summary: `Move a CREATED order to ${to} (sends its ${to.toLowerCase()} callback)`,
+        description: "paramError where the order is already final."
+      })
+    )
+
+/** `/dev/*`: the developer menu of the merchant platform, mock only. */
+export class DevMenu extends HttpApiGroup.make("dev", { topLevel: true })
+  .add(
+    HttpApiEndpoint.post("createMerchant", "/dev/merchants")
+      .setPayload(S.MerchantCreate)
+      .addSuccess(S.Success(S.MerchantCreated))
+      .addError(Wire.UnsupportedMediaType)
+      .annotateContext(
+        OpenApi.annotations({ summary: "Create a merchant from its first public key upload (key version 1)" })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getMerchant", "/dev/merchants/:appKey")
+      .setPath(appKeyPath)
+      .addSuccess(S.Success(S.Merchant))
+      .addError(Wire.NotFound)
+      .annotateContext(OpenApi.annotations({ summary: "A merchant with its notify URL and key versions" }))
+  )
+  .add(
+    HttpApiEndpoint.post("addMerchantKey", "/dev/merchants/:appKey/keys")
+      .setPath(appKeyPath)
+      .setPayload(S.KeyUpload)
+      .addSuccess(S.Success(S.KeyAdded))
+      .addError(Wire.NotFound)
+      .addError(Wire.UnsupportedMediaType)
+      .annotateContext(
+        OpenApi.annotations({ summary: "Upload another public key; its version is the ordinal of the upload" })
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("disableMerchantKey", "/dev/merchants/:appKey/keys/:version/disable")
+      .setPath(Schema.Struct({ appKey: S.AppKeyParam, version: S.KeyVersionParam }))
+      .addSuccess(S.Success(S.KeyDisabled))
+      .addError(Wire.NotFound)
+      .annotateContext(
+        OpenApi.annotations({ summary: "Disable a key version: requests signed with it are refused from now on" })
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("setNotifyUrl", "/dev/merchants/:appKey/notify-url")
+      .setPath(appKeyPath)
+      .setPayload(S.NotifyUrlUpdate)
+      .addSuccess(S.Success(S.NotifyUrlSet))
+      .addError(Wire.NotFound)
+      .addError(Wire.UnsupportedMediaType)
+      .annotateContext(
+        OpenApi.annotations({ summary: "Set where callbacks are sent; deliveries still waiting are attempted at once" })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listPlatformKeys", "/dev/platform-keys")
+      .addSuccess(S.Success(Schema.Array(S.PlatformKey)))
+      .annotateContext(
+        OpenApi.annotations({ summary: "The environment's platform public keys, by version, with their status" })
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("rotatePlatformKey", "/dev/platform-keys/rotate")
+      .addSuccess(S.Success(S.PlatformKey))
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Publish a new platform key that signs every callback from now on; the old one stays published"
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getOrder", "/dev/orders/:orderSn")
+      .setPath(orderSnPath)
+      .addSuccess(S.Success(S.Order))
+      .addError(Wire.NotFound)
+      .annotateContext(OpenApi.annotations({ summary: "An order and its state" }))
+  )
+  .add(move("payOrder", "pay", "PAID"))
+  .add(move("failOrder", "fail", "FAILED"))
+  .add(move("expireOrder", "expire", "EXPIRED"))
+  .add(
+    HttpApiEndpoint.get("listCallbacks", "/dev/callbacks")
+      .setUrlParams(S.CallbacksQuery)
+      .addSuccess(S.Success(Schema.Array(S.Delivery)))
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Callback deliveries with their attempts (time, HTTP status, error), optionally for one order"
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("resendCallback", "/dev/callbacks/:id/resend")
+      .setPath(
+        Schema.Struct({ id: Schema.String.annotations({ description: "the delivery id", examples: ["dlv_1"] }) })
+      )
+      .addSuccess(S.Success(S.Delivery))
+      .addError(Wire.NotFound)
+      .annotateContext(OpenApi.annotations({ summary: "Queue a delivery again now, signed afresh" }))
+  )
+  .middleware(DevAccess)
+  .annotateContext(
+    OpenApi.annotations({ title: "Developer menu", description: "The merchant platform's developer menu (mock only)." })
+  ) {}
+
+const Html = HttpApiSchema.Text({ contentType: "text/html" })
+
+const checkoutButton = <const Name extends string>(name: Name, verb: "pay" | "fail", to: string) =>
+  HttpApiEndpoint.post(name, `/h5/checkout/:orderSn/${verb}`)
+    .setPath(orderSnPath)
+    .addSuccess(HttpApiSchema.Empty(303))
+    .addError(Wire.NotFound)
+    .annotateContext(
+      OpenApi.annotations({
+        summary: `The checkout page's ${verb === "pay" ? "Pay" : "Fail"} button: moves the order to ${to}, then shows the page again`
+      })
+    )
+
+/** `/h5/*`: the hosted checkout pages (`h5Url`). */
+export class Checkout extends HttpApiGroup.make("checkout", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("checkoutPage", "/h5/checkout/:orderSn")
+      .setPath(orderSnPath)
+      .addSuccess(Html)
+      .addError(Wire.NotFound)
+      .annotateContext(OpenApi.annotations({ summary: "The hosted checkout page of an order (the h5Url)" }))
+  )
+  .add(checkoutButton("checkoutPay", "pay", "PAID"))
+  .add(checkoutButton("checkoutFail", "fail", "FAILED"))
+  .annotateContext(OpenApi.annotations({ title: "Checkout", description: "The hosted checkout pages." })) {}
+
+/** The mock's own routes: its documents and its liveness. */
+export class ServiceRoutes extends HttpApiGroup.make("service", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("openApi", "/openapi.json")
+      .addSuccess(Schema.Unknown.annotations({ description: "OpenAPI 3.1 document" }))
+      .annotateContext(OpenApi.annotations({ summary: "This OpenAPI 3.1 document" }))
+  )
+  .add(
+    HttpApiEndpoint.get("docs", "/docs")
+      .addSuccess(Html)
+      .annotateContext(OpenApi.annotations({ summary: "An interactive reference rendering this document" }))
+  )
+  .add(
+    HttpApiEndpoint.get("healthz", "/healthz")
+      .addSuccess(S.Success(S.Health))
+      .annotateContext(OpenApi.annotations({ summary: "Liveness: answers SUCCESS with the environment" }))
+  )
+  .annotateContext(OpenApi.annotations({ title: "Service", description: "The mock's documents and liveness." })) {}
+
+/** The whole surface. Every route also answers internalError 500 for a bug (logged with its request id). */
+export class MockApi extends HttpApi.make("mock")
+  .add(ServiceApi)
+  .add(DevMenu)
+  .add(Checkout)
+  .add(ServiceRoutes)
+  // What every route can answer: the app's own routing, body and decode answers, and a bug.
+  .addError(Wire.ParamError)
+  .addError(Wire.NotFound)
+  .addError(Wire.MethodNotAllowed)
+  .addError(Wire.PayloadTooLarge)
+  .addError(Wire.UnsupportedMediaType)
+  .addError(Wire.InternalError)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Merchant Payment Connect mock",
+      version: "2",
+      description:
+        "A faithful emulator of the Merchant Payment Connect service. `/openapi/v2/*` is the service's own API; " +
+        "`/dev/*` is the mock's developer menu; `/h5/*` the hosted checkout pages."
+    })
+  ) {}

@@ -1,0 +1,27 @@
+/**
+ * The service routes: `/openapi.json` (from the one API definition), `/docs` (Scalar rendering it,
+ * every asset inline) and `/healthz`.
+ */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { openApiDocument } from "../api/Document.js"
+import { MockApi } from "../api/MockApi.js"
+import * as S from "../api/Schemas.js"
+import { MockConfig } from "../Config.js"
+import { docsPage } from "../docs/DocsPage.js"
+import { PublicUrl } from "../orders/Orders.js"
+
+/** The service routes' handlers, as a layer for `HttpApiBuilder.api(MockApi)`. */
+export const ServiceHandlers = HttpApiBuilder.group(MockApi, "service", (handlers) =>
+  Effect.gen(function* () {
+    const config = yield* MockConfig
+    const url = yield* PublicUrl
+    const document = openApiDocument(url)
+    const json = JSON.stringify(document)
+    const page = yield* Effect.cached(Effect.promise(() => docsPage(document)))
+    return handlers
+      .handle("openApi", () => Effect.succeed(HttpServerResponse.text(json, { contentType: "application/json" })))
+      .handle("docs", () => Effect.map(page, (html) => HttpServerResponse.html(html)))
+      .handle("healthz", () => Effect.succeed(S.success({ status: "ok" as const, environment: config.environment })))
+  })
+)

@@ -6,9 +6,15 @@ import { fileURLToPath } from "node:url"
 
 const harness = fileURLToPath(new URL("./Harness.ts", import.meta.url))
 
-/** Bundles `entry` (a file under `src/workers/`) into `outfile`; resolves with `outfile`. */
-export const bundle = async (entry: string, outfile: string): Promise<string> => {
-  await build({
+/** A written bundle and the source files that went into it (paths as esbuild names them). */
+export interface Bundled {
+  readonly path: string
+  readonly inputs: ReadonlyArray<string>
+}
+
+/** Bundles `entry` (a file under `src/workers/`) into `outfile`. */
+export const bundle = async (entry: string, outfile: string): Promise<Bundled> => {
+  const result = await build({
     entryPoints: [fileURLToPath(new URL(`./workers/${entry}`, import.meta.url))],
     outfile,
     bundle: true,
@@ -17,7 +23,8 @@ export const bundle = async (entry: string, outfile: string): Promise<string> =>
     target: "es2022",
     mainFields: ["module", "main"],
     alias: { vitest: harness },
+    metafile: true,
     logLevel: "error"
   })
-  return outfile
+  return { path: outfile, inputs: Object.keys(result.metafile.inputs) }
 }

@@ -1,10 +1,11 @@
 // Bun, Deno and workerd as npm ships them (the `bun`, `deno` and `workerd` packages), each serving
 // one worker-shaped module (`export default { fetch(request, env) }`) on 127.0.0.1 with its own
 // server: `Bun.serve`, `Deno.serve`, and a workerd config. Node drives them over real HTTP.
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { basename, dirname, join } from "node:path"
+import { startProgram } from "./Process.js"
 
 const require = createRequire(import.meta.url)
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`))
@@ -110,34 +111,22 @@ export const serve = (
     writeFileSync(join(dir, "workerd.capnp"), workerdConfig(module, env))
     args = ["serve", join(dir, "workerd.capnp"), "--control-fd=3"]
   }
-  const child = spawn(runtime.binary, args, {
+  const program = startProgram(runtime.binary, args, {
     cwd: dir,
     // Deno and Bun keep caches under HOME: one per run, so nothing outside the temporary folder changes.
     env: { ...process.env, DENO_DIR: join(dir, ".deno"), DENO_NO_UPDATE_CHECK: "1", BUN_INSTALL: join(dir, ".bun") },
-    stdio: ["ignore", "pipe", "pipe", "pipe"]
+    extraFds: runtime.name === "workerd" ? 1 : 0
   })
-  const { stdout, stderr } = child
-  if (stdout === null || stderr === null) throw new Error("spawned with piped stdio, yet it has none")
-  let output = ""
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString("utf8")
-  }
-  stdout.on("data", collect)
-  stderr.on("data", collect)
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
-    await exited
-  }
+  const { child, output, stop: close } = program
   return new Promise<Served>((resolve, reject) => {
     const fail = (why: string) => {
       clearTimeout(timer)
-      void close().then(() => reject(new Error(`${runtime.name} ${runtime.version} ${why}; its output:\n${output}`)))
+      void close().then(() => reject(new Error(`${runtime.name} ${runtime.version} ${why}; its output:\n${output()}`)))
     }
     const timer = setTimeout(() => fail(`did not listen within ${startTimeoutMs} ms`), startTimeoutMs)
     const listening = (port: number) => {
       clearTimeout(timer)
-      resolve({ url: `http://127.0.0.1:${port}`, output: () => output, close })
+      resolve({ url: `http://127.0.0.1:${port}`, output, close })
     }
     child.once("exit", (code, signal) => fail(`exited (${code ?? signal}) before it listened`))
     if (runtime.name === "workerd") {
@@ -152,8 +141,8 @@ export const serve = (
         }
       })
     } else {
-      stdout.on("data", () => {
-        const match = new RegExp(`${LISTENING}(\\d+)`).exec(output)
+      program.stdout.on("data", () => {
+        const match = new RegExp(`${LISTENING}(\\d+)`).exec(output())
         if (match?.[1] !== undefined) listening(Number(match[1]))
       })
     }

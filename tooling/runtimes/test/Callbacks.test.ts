@@ -21,7 +21,7 @@ import {
 } from "./support/RealCallbacks.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pc-runtimes-callbacks-"))
-const modulePath = await bundle("Callbacks.ts", join(dir, "callbacks.mjs"))
+const { path: modulePath } = await bundle("Callbacks.ts", join(dir, "callbacks.mjs"))
 
 let merchant: MockMerchant
 let config: CallbacksConfig

@@ -14,7 +14,8 @@ import type { ConformanceRun } from "../src/workers/Conformance.js"
 const dir = mkdtempSync(join(tmpdir(), "pc-runtimes-conformance-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const modulePath = await bundle("Conformance.ts", join(dir, "conformance.mjs"))
+const bundled = await bundle("Conformance.ts", join(dir, "conformance.mjs"))
+const modulePath = bundled.path
 // The cases come from the bundle itself, listed here without running them: a runtime that crashes
 // or skips cases fails each missing case by name instead of passing with fewer.
 const worker = (await import(pathToFileURL(modulePath).href)) as {
@@ -30,6 +31,11 @@ describe("the conformance bundle", () => {
       expect(cases.filter((name) => name.includes(` > ${group}`)).length).toBeGreaterThan(0)
     }
     expect(new Set(cases).size).toBe(cases.length)
+  })
+
+  it("carries no effect: the suite, core's subpaths and crypto-web sign and verify without it", () => {
+    expect(bundled.inputs.some((input) => input.includes("crypto-web/"))).toBe(true)
+    expect(bundled.inputs.filter((input) => /[/\\]effect[/\\]|[/\\]@effect[/\\]/.test(input))).toEqual([])
   })
 })
 

@@ -2,16 +2,17 @@
 // is written to a file here (where the frameworks are installed), type-checked, started with tsx in
 // a child process, and sent real callbacks by the mock; a re-serialised body must be refused with
 // the hint, and the classic Express mistake must fail naming its fix.
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Program, startProgram } from "../src/Process.js"
 import {
   type CapturedCallback,
   captureCallback,
+  freePort,
   type MockMerchant,
   payOrderTo,
   platformKeyPems,
@@ -37,54 +38,23 @@ import { POST } from "./nextjs.js"
 serve({ port: Number(process.env.PORT), fetch: (request) => request.method === "POST" ? POST(request) : new Response(null, { status: 405 }) })
 `
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-/** A recipe running in its own Node process, its output collected. */
-interface Running {
-  readonly url: string
-  output(): string
-  stop(): Promise<void>
-}
-
-const start = async (file: string, env: Record<string, string>): Promise<Running> => {
+/** Starts a recipe file with tsx on a free port; resolves once it answers HTTP. */
+const start = async (file: string, env: Record<string, string>): Promise<Program & { readonly url: string }> => {
   const port = await freePort()
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(dir, file)], {
+  const program = startProgram(process.execPath, ["--import", "tsx", join(dir, file)], {
     cwd: dir,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"]
+    env: { ...process.env, ...env, PORT: String(port) }
   })
-  let output = ""
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8")
-  })
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8")
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  const running: Running = {
-    url: `http://127.0.0.1:${port}`,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
-      await exited
-    }
-  }
+  const url = `http://127.0.0.1:${port}`
   // Listening once any request gets an answer; a recipe that exits first fails with its output.
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${file} exited (${child.exitCode}):\n${output}`)
-    const answered = await fetch(running.url, { method: "GET" }).then(
+    if (program.child.exitCode !== null)
+      throw new Error(`${file} exited (${program.child.exitCode}):\n${program.output()}`)
+    const answered = await fetch(url, { method: "GET" }).then(
       () => true,
       () => false
     )
-    if (answered) return running
+    if (answered) return { ...program, url }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }

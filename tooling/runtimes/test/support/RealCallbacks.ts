@@ -17,7 +17,7 @@ import {
   waitForDelivery
 } from "../../../../packages/client/test/support/mock.js"
 
-export { platformKeyPems } from "../../../../packages/client/test/support/mock.js"
+export { freePort, platformKeyPems } from "../../../../packages/client/test/support/mock.js"
 export { type CapturedCallback, type DeliveryView, type Mock, TEST_MERCHANT_APP_KEY }
 
 /** A sandbox mock in this process and a Promise client of its test merchant. */

@@ -1,6 +1,9 @@
 // One conformance suite for every crypto adapter (the stripe-node / jose habit): each adapter's
-// tests call `describeCryptoProvider` with its provider, in every runtime it supports.
-import { Base64, Canonical, Crypto, type Crypto as CryptoTypes } from "@pc/core"
+// tests call `describeCryptoProvider` with its provider, in every runtime it supports. It imports
+// core's subpaths only, so that bundled for Bun, Deno or workerd it carries no `effect`.
+import * as Base64 from "@pc/core/Base64"
+import * as Canonical from "@pc/core/Canonical"
+import * as Crypto from "@pc/core/Crypto"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { keyOf, pemBody, vectors } from "./vectors.js"
@@ -37,7 +40,7 @@ const mutateAt = (text: string, index: number, replacement: string): string => {
  * Defines the conformance tests of one provider. `label` names the runtime in the test output
  * (for example `"web in chromium"`), so a reader sees where each case ran.
  */
-export const describeCryptoProvider = (label: string, provider: CryptoTypes.CryptoProvider): void => {
+export const describeCryptoProvider = (label: string, provider: Crypto.CryptoProvider): void => {
   describe(`crypto conformance: ${label}`, () => {
     describe("request vectors (openssl)", () => {
       for (const v of vectors.requests) {

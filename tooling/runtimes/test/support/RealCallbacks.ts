@@ -1,0 +1,92 @@
+// Real callbacks from the mock for the runtime and framework tests: the mock fixture of the client's
+// tests (one copy of it), plus the two moves every receiver test makes: an order paid with its
+// callback sent to a notify URL, and a callback captured as it arrived to replay it, changed or not.
+import { createPaymentClient, type PaymentConnectClient } from "@pc/client/promise"
+import {
+  type CapturedCallback,
+  type DeliveryView,
+  headersOf,
+  type Mock,
+  pay,
+  readRaw,
+  setNotifyUrl,
+  startMock,
+  startReceiver,
+  TEST_MERCHANT_APP_KEY,
+  testMerchantPrivateKeyPem,
+  waitForDelivery
+} from "../../../../packages/client/test/support/mock.js"
+
+export { freePort, platformKeyPems } from "../../../../packages/client/test/support/mock.js"
+export { type CapturedCallback, type DeliveryView, type Mock, TEST_MERCHANT_APP_KEY }
+
+/** A sandbox mock in this process and a Promise client of its test merchant. */
+export interface MockMerchant {
+  readonly mock: Mock
+  readonly client: PaymentConnectClient
+  close(): Promise<void>
+}
+
+export const startMockMerchant = async (): Promise<MockMerchant> => {
+  const mock = await startMock("sandbox")
+  const client = await createPaymentClient({
+    environment: "sandbox",
+    baseUrl: mock.url,
+    appKey: TEST_MERCHANT_APP_KEY,
+    privateKeys: { 1: testMerchantPrivateKeyPem() }
+  })
+  return { mock, client, close: () => mock.close() }
+}
+
+let orders = 0
+
+/**
+ * Points the test merchant's notify URL at `notifyUrl`, creates an order, pays it through /dev and
+ * waits for the first answered attempt of its callback: resolves with the order and the delivery.
+ */
+export const payOrderTo = async (
+  { mock, client }: MockMerchant,
+  notifyUrl: string
+): Promise<{ readonly orderSn: string; readonly outerOrder: string; readonly delivery: DeliveryView }> => {
+  await setNotifyUrl(mock, TEST_MERCHANT_APP_KEY, notifyUrl)
+  const order = await client.createOrder({ orderId: `RT-${Date.now()}-${++orders}`, amount: "10.00", currency: "USD" })
+  await pay(mock, order.orderSn)
+  const delivery = await waitForDelivery(
+    mock,
+    order.orderSn,
+    (d) => d.attempts.some((a) => a.httpStatus !== null || a.error !== null),
+    "answered"
+  )
+  return { orderSn: order.orderSn, outerOrder: order.outerOrder, delivery }
+}
+
+/** Pays an order with its callback sent to a receiver here, which keeps the request exactly as it came. */
+export const captureCallback = async (merchant: MockMerchant): Promise<CapturedCallback> => {
+  let captured: CapturedCallback | undefined
+  const receiver = await startReceiver(async (req, res) => {
+    captured = { headers: headersOf(req), body: await readRaw(req) }
+    res.writeHead(200, { "content-type": "application/json" }).end('{"code":"SUCCESS","msg":null,"data":null}')
+  })
+  try {
+    await payOrderTo(merchant, receiver.url)
+  } finally {
+    await receiver.close()
+  }
+  if (captured === undefined) throw new Error("the mock answered no callback to the capturing receiver")
+  return captured
+}
+
+/** The same event as a framework that parsed the JSON and wrote it out again would pass it on. */
+export const reserialised = (body: Uint8Array): string =>
+  JSON.stringify(JSON.parse(new TextDecoder().decode(body)), null, 2)
+
+/** Sends a captured callback (or a changed body with its headers) to `url` as the mock would. */
+export const resend = (url: string, callback: CapturedCallback, body: string | Buffer = callback.body) => {
+  // The framing headers are the sender's own; fetch sets them for the new body.
+  const headers = Object.fromEntries(
+    Object.entries(callback.headers).filter(
+      ([name]) => !["content-length", "host", "connection", "keep-alive", "transfer-encoding"].includes(name)
+    )
+  )
+  return fetch(url, { method: "POST", headers, body: typeof body === "string" ? body : new Uint8Array(body) })
+}

@@ -1,13 +1,14 @@
 /**
  * Replay protection for callbacks (spec 6: "record processed timestamps to guard against replay"):
  * an interface that records each verified delivery and answers whether it was seen before, and an
- * in-memory store with a time to live and a hard size bound. Plug in Redis or a database table for
- * several processes.
+ * in-memory store with a time to live and a hard size bound. Several processes share a guard on a
+ * database table (`@pc/client/replay-sql`) or on Redis (`@pc/client/replay-redis`).
  *
  * @since 0.1.0
  */
-import { type Environment, Timestamp } from "@pc/core"
+import type { Environment } from "@pc/core"
 import type * as Effect from "effect/Effect"
+import { DEFAULT_TTL_MS, invalidTtl, keepUntil } from "./internal/replayExpiry.js"
 
 /**
  * One verified callback delivery, as the guard sees it. The guard only ever sees deliveries whose
@@ -49,9 +50,9 @@ export interface ReplayEntry {
 }
 
 /**
- * Records verified deliveries and answers whether one was seen before. Implement it over any
- * store with an atomic "set if absent with expiry" (Redis `SET key 1 NX PXAT expiresAt`, an
- * `INSERT ... ON CONFLICT DO NOTHING` on a table keyed by `key`). A rejection, a thrown error or a
+ * Records verified deliveries and answers whether one was seen before. `@pc/client/replay-sql` and
+ * `@pc/client/replay-redis` implement it on shared stores; implement it yourself over any store with
+ * an atomic "set if absent with expiry". A rejection, a thrown error or a
  * failed Effect refuses the callback (`ReplayGuardFailed`, answered 500 so that the service
  * delivers again later): the guard fails closed.
  *
@@ -110,13 +111,10 @@ export interface MemoryOptions {
  * ```
  */
 export const memory = (options: MemoryOptions = {}): ReplayGuard & { readonly size: () => number } => {
-  const ttlMs = options.ttlMs ?? 2 * Timestamp.WINDOW_MS
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
   const maxEntries = options.maxEntries ?? 100_000
-  if (!(ttlMs >= Timestamp.WINDOW_MS)) {
-    throw new RangeError(
-      `ttlMs must be at least the ${Timestamp.WINDOW_MS} ms window, or replays could pass after expiry`
-    )
-  }
+  const ttlProblem = invalidTtl(ttlMs)
+  if (ttlProblem !== undefined) throw new RangeError(ttlProblem)
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1)
     throw new RangeError("maxEntries must be a whole number >= 1")
   // key -> expiry. A Map iterates in insertion order, and entries arrive in about the order they
@@ -148,7 +146,7 @@ export const memory = (options: MemoryOptions = {}): ReplayGuard & { readonly si
             `minutes are all still live (raise maxEntries, or use a shared store)`
         )
       }
-      entries.set(entry.key, Math.max(entry.expiresAt, now + ttlMs))
+      entries.set(entry.key, keepUntil(entry, ttlMs))
       return false
     }
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as ReplayGuard from "../src/ReplayGuard.js"
+import { describeReplayGuard } from "./support/replayGuardSuite.js"
 
 const WINDOW = 5 * 60 * 1000
 const TTL = 10 * 60 * 1000
@@ -77,3 +78,5 @@ describe("ReplayGuard.memory", () => {
     expect(() => ReplayGuard.memory({ maxEntries: 0 })).toThrow(RangeError)
   })
 })
+
+describeReplayGuard("memory", { make: async (options) => ReplayGuard.memory(options) })

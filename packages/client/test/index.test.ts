@@ -21,3 +21,12 @@ describe("index", () => {
     expect(typeof Client.ReplayGuard.memory).toBe("function")
   })
 })
+
+describe("shared replay guard entry points", () => {
+  it("each offers its one namespace, and the main entry neither (so it needs no SQL or Redis package)", async () => {
+    expect(Object.keys(await import("../src/replay-sql.js"))).toEqual(["ReplaySql"])
+    expect(Object.keys(await import("../src/replay-redis.js"))).toEqual(["ReplayRedis"])
+    expect(Object.keys(Client)).not.toContain("ReplaySql")
+    expect(Object.keys(Client)).not.toContain("ReplayRedis")
+  })
+})

@@ -1,0 +1,44 @@
+/** A server started for one test run; `stop()` ends it and removes its directory. */
+export interface ThrowawayServer {
+  /** Connection URL on 127.0.0.1 (`postgres://postgres@127.0.0.1:PORT/postgres`, `redis://127.0.0.1:PORT`). */
+  readonly url: string
+  readonly port: number
+  /** The temporary directory holding its data, removed by `stop()`. */
+  readonly dir: string
+  /** Stops the server (fast shutdown), waits for it to exit, removes its directory. Idempotent. */
+  readonly stop: () => Promise<void>
+}
+
+export interface ThrowawayPostgres extends ThrowawayServer {
+  /** Creates a database on this server and resolves its URL. */
+  readonly createDatabase: (name: string) => Promise<string>
+}
+
+/** The bin directory of the newest installed PostgreSQL (`$PG_BIN`, else /usr/lib/postgresql/N/bin), or undefined. */
+export declare const postgresBinDir: () => string | undefined
+/** `$REDIS_SERVER`, else redis-server on the PATH or in /usr/bin, or undefined. */
+export declare const redisServerPath: () => string | undefined
+
+/**
+ * Starts PostgreSQL (initdb + postgres) in a temporary directory on a free loopback port, as the
+ * `postgres` user (or `nobody`) when run as root, since postgres refuses to run as root. Trust
+ * authentication, no fsync: for tests only.
+ */
+export declare const startPostgres: (options?: { readonly maxConnections?: number }) => Promise<ThrowawayPostgres>
+
+/** Starts redis-server in a temporary directory on a free loopback port, without persistence. */
+export declare const startRedis: () => Promise<ThrowawayServer>
+
+export interface SystemPackage {
+  /** The Debian package name. */
+  readonly name: string
+  /** Why the tests need it. */
+  readonly purpose: string
+  /** Whether it is usable on this machine now. */
+  readonly installed: () => boolean
+}
+
+/** Every system package the tests use. */
+export declare const systemPackages: ReadonlyArray<SystemPackage>
+/** The system packages not found on this machine. */
+export declare const missingSystemPackages: () => ReadonlyArray<SystemPackage>

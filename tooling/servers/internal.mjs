@@ -1,0 +1,93 @@
+// What both throwaway servers share: a free loopback port, a temporary directory, waiting for a
+// child to say it is ready, and stopping it (also when the test process exits without stopping it).
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** A port that was free a moment ago (the caller retries when a server lost the race for it). */
+export const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+
+export const tempDir = (prefix) => mkdtempSync(join(tmpdir(), prefix))
+
+const running = new Set()
+// A test process that ends without stop() (a failed beforeAll, an interrupted run) must not leave
+// servers behind: kill whatever is still running as it exits.
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL")
+})
+
+/**
+ * Spawns `command` and resolves once a line of its output matches `ready`; rejects with its output
+ * when it exits first or stays silent for `timeoutMs`.
+ */
+export const spawnUntilReady = (command, args, { ready, timeoutMs = 30_000, ...options }) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] })
+    running.add(child)
+    let output = ""
+    let settled = false
+    const settle = (error) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (error === undefined) resolve(child)
+      else {
+        child.kill("SIGKILL")
+        reject(error)
+      }
+    }
+    const timer = setTimeout(
+      () => settle(new Error(`${command} was not ready after ${timeoutMs} ms:\n${output}`)),
+      timeoutMs
+    )
+    const onData = (chunk) => {
+      output += chunk.toString("utf8")
+      if (ready.test(output)) settle()
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+    child.once("error", (error) => settle(error))
+    child.once("exit", (code, signal) => {
+      running.delete(child)
+      settle(new Error(`${command} exited (${signal ?? code}) before it was ready:\n${output}`))
+    })
+  })
+
+/** Sends `signal`, waits for the exit (SIGKILL after `graceMs`), then removes `dir`. */
+export const stopChild = (child, dir, signal, graceMs = 10_000) =>
+  new Promise((resolve) => {
+    const done = () => {
+      running.delete(child)
+      rmSync(dir, { recursive: true, force: true })
+      resolve()
+    }
+    if (child.exitCode !== null || child.signalCode !== null) return done()
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      done()
+    })
+    child.kill(signal)
+  })
+
+/** Runs `start(port)` on a fresh free port, again when another process took the port first. */
+export const onFreePort = async (start, isPortTaken) => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    try {
+      return await start(port)
+    } catch (error) {
+      if (attempt >= 5 || !isPortTaken(error)) throw error
+    }
+  }
+}

@@ -6,11 +6,15 @@
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
+import { callbacks } from "./commands/callbacks.js"
+import { config } from "./commands/config.js"
+import { keys } from "./commands/keys.js"
 import { mock } from "./commands/mock.js"
+import { sign } from "./commands/sign.js"
 
 const pc = Command.make("pc").pipe(
   Command.withDescription("Merchant Payment Connect from the command line"),
-  Command.withSubcommands([mock])
+  Command.withSubcommands([mock, keys, sign, callbacks, config])
 )
 
 const cli = Command.run(pc, { name: "pc", version: "0.0.0" })

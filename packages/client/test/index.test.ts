@@ -9,7 +9,9 @@ describe("index", () => {
       "PaymentClient",
       "PaymentClientError",
       "Promise",
-      "ReplayGuard"
+      "ReplayGuard",
+      "RequestSigning",
+      "Testing"
     ])
     expect(typeof Client.PaymentClient.make).toBe("function")
     expect(typeof Client.PaymentClient.layer).toBe("function")

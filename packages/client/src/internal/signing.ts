@@ -2,11 +2,11 @@
 // so every execution of the request (every retry, ours or a retryTransient added through
 // transformClient) takes a fresh timestamp from Clock and a fresh signature.
 import type { Crypto, KeyRing } from "@pc/core"
-import { Canonical, Headers } from "@pc/core"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as RequestSigning from "../RequestSigning.js"
 
 /** Marks a RequestError whose cause is the signer itself (not the network), so it maps to a configuration error. */
 export class SigningFailure {
@@ -51,12 +51,16 @@ export const requestSigner =
         return yield* new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause })
       }
       const timestamp = yield* Clock.currentTimeMillis
-      // The exact bytes that are sent: the prefix as UTF-8, then the body untouched (spec 5.3).
-      const message = Canonical.requestBytesToSign(request.method.toUpperCase(), path, options.appKey, timestamp, body)
       const version = options.keyRing.current
-      const signer = options.keyRing.currentKey
-      const signature = yield* Effect.tryPromise({
-        try: () => signer.sign(message),
+      const headers = yield* Effect.tryPromise({
+        try: () =>
+          RequestSigning.sign(options.keyRing, {
+            method: request.method,
+            path,
+            appKey: options.appKey,
+            timestamp,
+            body
+          }),
         catch: (cause) =>
           new HttpClientError.RequestError({
             request,
@@ -65,10 +69,5 @@ export const requestSigner =
             cause: new SigningFailure(cause)
           })
       })
-      return HttpClientRequest.setHeaders(request, {
-        [Headers.RequestHeaders.appKey]: options.appKey,
-        [Headers.RequestHeaders.timestamp]: String(timestamp),
-        [Headers.RequestHeaders.keyVersion]: String(version),
-        [Headers.RequestHeaders.signature]: signature
-      })
+      return HttpClientRequest.setHeaders(request, headers)
     })

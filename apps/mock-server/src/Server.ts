@@ -6,12 +6,14 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Clock, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
+import { createServer as createTcpServer } from "node:net"
 import { MerchantAuth } from "./auth/MerchantAuth.js"
 import { Dispatcher } from "./callbacks/Dispatcher.js"
 import { PlatformKeys } from "./callbacks/PlatformKeys.js"
 import { check, listenUrl, MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
 import { makeApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
+import * as ListenGate from "./http/ListenGate.js"
 import type { Route } from "./http/Router.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { checkoutRoutes } from "./routes/Checkout.js"
@@ -37,22 +39,24 @@ const storeLayer = (config: MockConfigShape) => {
   return Layer.provideMerge(bootstrap, Store.sqlite(config.db))
 }
 
-const serverLayer = (config: MockConfigShape) => {
-  const http = NodeHttpServer.layer(() => withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 })), {
-    host: config.host,
-    port: config.port
-  })
-  const publicUrl = Layer.effect(
-    PublicUrl,
-    Effect.map(HttpServer.HttpServer, (server) =>
-      publicBaseUrl(config, server.address._tag === "TcpAddress" ? server.address.port : config.port)
-    )
-  )
+/**
+ * The whole mock for a known port. The order is the point: storage, services and the route table
+ * are built first, and the Node server listens last, so no connection is accepted before the app
+ * can answer it (a request that arrived during start-up used to be accepted and never answered).
+ */
+const serverLayer = (config: MockConfigShape & { readonly port: number }) => {
   const services = Dispatcher.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Orders.layer, PlatformKeys.layer, MerchantAuth.layer)),
-    Layer.provideMerge(publicUrl),
+    Layer.provideMerge(Layer.succeed(PublicUrl, publicBaseUrl(config, config.port))),
     Layer.provideMerge(storeLayer(config)),
     Layer.provideMerge(Layer.succeed(MockConfig, config))
+  )
+  const http = NodeHttpServer.layer(
+    () => ListenGate.hold(withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 }))),
+    {
+      host: config.host,
+      port: config.port
+    }
   )
   const app = Layer.unwrapEffect(
     Effect.gen(function* () {
@@ -67,10 +71,12 @@ const serverLayer = (config: MockConfigShape) => {
         ...serviceRoutes(() => table, config.environment, url)
       ]
       table.push(...routes)
-      return HttpServer.serve(makeApp(routes, { bodyLimitBytes: config.bodyLimitBytes }))
+      // Built before the server exists: listening is the last step of the layer returned here.
+      const handler = makeApp(routes, { bodyLimitBytes: config.bodyLimitBytes })
+      return HttpServer.serve(handler).pipe(Layer.provideMerge(http))
     })
   )
-  return app.pipe(Layer.provideMerge(services), Layer.provideMerge(http))
+  return app.pipe(Layer.provideMerge(services))
 }
 
 /** Why a start failed, from the innermost meaningful messages of the error's causes. */
@@ -99,10 +105,28 @@ export interface Started {
 }
 
 /**
- * The whole server as a layer: it serves from when it is built until its scope closes. Throws
- * ConfigError for a configuration that {@link check} refuses.
+ * A port that is free on `host` now: the OS picks one for a probe that closes at once. The mock needs
+ * its port before it listens (its public URL is built into the app), and listens last.
  */
-export const layer = (config: MockConfigShape) => serverLayer(check(config))
+const freePort = (host: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createTcpServer()
+    probe.once("error", reject)
+    probe.listen({ host, port: 0, exclusive: true }, () => {
+      const address = probe.address()
+      probe.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))
+      )
+    })
+  })
+
+const isAddressInUse = (error: unknown): boolean => {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if ((current as NodeJS.ErrnoException).code === "EADDRINUSE") return true
+    current = current.cause
+  }
+  return false
+}
 
 /**
  * Starts a mock in this process and resolves once it listens (tests, `pc mock`). `close` stops the
@@ -128,18 +152,29 @@ export const start = async (
     // request and per query are pure cost (about a tenth of a signed create).
     Layer.setTracerEnabled(false)
   )
-  const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer(checked), logging))
-  const exit = await runtime.runPromiseExit(
-    Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
-  )
-  if (Exit.isFailure(exit)) {
+  // Port 0 asks for any free port: one is picked before the build, and picked again in the rare case
+  // that another process takes it between the probe and the listen.
+  for (let attempt = 1; ; attempt++) {
+    const port = checked.port === 0 ? await freePort(checked.host) : checked.port
+    const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer({ ...checked, port }), logging))
+    const exit = await runtime.runPromiseExit(
+      Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
+    )
+    if (Exit.isSuccess(exit)) return started(checked, runtime, exit.value)
     // Release what was built (the database, a bound socket) and say why in words: a failed
     // listen is a ServeError whose own message is only "An error has occurred".
     await runtime.dispose().catch(() => undefined)
     const error = Cause.squash(exit.cause)
+    if (checked.port === 0 && attempt < 3 && isAddressInUse(error)) continue
     throw new Error(startFailure(error, checked), { cause: error })
   }
-  const [url, address] = exit.value
+}
+
+const started = (
+  checked: MockConfigShape,
+  runtime: { readonly dispose: () => Promise<void> },
+  [url, address]: readonly [string, HttpServer.Address]
+): Started & { readonly close: () => Promise<void> } => {
   return {
     url,
     listenUrl: address._tag === "TcpAddress" ? listenUrl(checked, address.port) : url,

@@ -3,7 +3,7 @@
  * limit, media type, the signature check of the environment, validation, idempotency.
  */
 import { HttpServerRequest } from "@effect/platform"
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { Clock, Effect, Either, Schema } from "effect"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../Config.js"

@@ -5,7 +5,7 @@
  * {@link make} for an implementation on that client: the interface and the commands stay as they are.
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import type { Wire } from "@pc/core"
+import type * as Wire from "@pc/core/Wire"
 import { Context, Data, Effect, Layer } from "effect"
 import { CliFailure } from "./Output.js"
 

@@ -6,6 +6,7 @@
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
+import { createRequire } from "node:module"
 import { callbacks } from "./commands/callbacks.js"
 import { config } from "./commands/config.js"
 import { keys } from "./commands/keys.js"
@@ -17,7 +18,10 @@ const pc = Command.make("pc").pipe(
   Command.withSubcommands([mock, keys, sign, callbacks, config])
 )
 
-const cli = Command.run(pc, { name: "pc", version: "0.0.0" })
+// The version of the installed package (dist/bin.js sits one folder below package.json).
+const { version } = createRequire(import.meta.url)("../package.json") as { readonly version: string }
+
+const cli = Command.run(pc, { name: "pc", version })
 
 cli(process.argv).pipe(
   // Command.run has already printed what is wrong with the command line: a usage error, exit code 2.

@@ -1,5 +1,6 @@
-// `pc mock` as a process, as a user runs it: the configuration is checked like `pnpm mock` does
-// (a refused one exits 2 with its reason), and a valid one serves until SIGINT, then exits 0.
+// `pc mock` as a process, as a user runs it (the built bin): the flags are parsed here and the
+// configuration checked by the mock's `check` (a refused one exits 2 with its reason), and a valid
+// one serves until SIGINT, then exits 0.
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
@@ -14,7 +15,7 @@ afterEach(() => {
 
 /** Runs `pc mock ...args` from the repository root; resolves its output so far and how it ended. */
 const pc = (args: ReadonlyArray<string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/bin.ts", "mock", ...args], {
+  const child = spawn(process.execPath, ["apps/cli/dist/bin.js", "mock", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NODE_OPTIONS: "" }
@@ -41,7 +42,11 @@ describe("pc mock", () => {
     [["--public-url", "ftp://proxy.example/"], /--public-url: only http and https URLs/],
     [["--order-ttl-ms", "0"], /--order-ttl-ms/],
     [["--dev-token", "short"], /--dev-token must be at least 16 characters/],
-    [["--port", "abc"], /integer/]
+    [["--port", "abc"], /integer/],
+    [["--callback-timeout-ms", "9999999999"], /--callback-timeout-ms/],
+    [["--public-url", "http://u:p@proxy.example/"], /--public-url: must not contain a user name or password/],
+    [["--host", ""], /--host must name an address/],
+    [["--nope", "1"], /nope/]
   ])("refuses %j with its reason and exit code 2", async (args, reason) => {
     const run = pc(["--env", "production", "--db", ":memory:", ...args])
     expect(await run.exited).toEqual({ code: 2, signal: null })

@@ -1,6 +1,7 @@
 /**
  * How one mock server process runs: its environment, where it listens, where it keeps its data,
- * and the timings of callbacks and orders. Parsed from the flags of CONTRACT.md "Running the mock".
+ * and the timings of callbacks and orders. The flags of CONTRACT.md "Running the mock" are parsed by
+ * `pc mock` (@effect/cli, the one flag parser); {@link check} is the one validation of the result.
  */
 import type { Environment } from "@pc/core"
 import { Environment as Env } from "@pc/core"
@@ -58,11 +59,6 @@ export const defaultDbFile = (environment: Environment.Environment): string => `
 
 /** A configuration the mock refuses to run with; `message` says which flag and why (exit code 2 on the command line). */
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
-
-const USAGE =
-  "usage: pc mock [--env sandbox|production|gray] [--host 127.0.0.1] [--port 4010] [--db FILE|:memory:] " +
-  "[--public-url URL] [--callback-backoff-ms 15000] [--callback-timeout-ms 10000] [--order-ttl-ms 1800000] " +
-  "[--body-limit-bytes 65536] [--rate-limit-per-minute N] [--dev-token TOKEN]"
 
 /** Node's timers (and AbortSignal.timeout) fire at once past this many milliseconds. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -131,81 +127,6 @@ export const check = (config: MockConfigShape): MockConfigShape => {
     checkDevToken(config.devToken)
   }
   return config.publicUrl === undefined ? config : { ...config, publicUrl: checkPublicUrl(config.publicUrl) }
-}
-
-const integer = (flag: string, value: string): number => {
-  if (!/^[0-9]+$/.test(value)) {
-    refuse(`${flag} takes a whole number, not ${JSON.stringify(value)}\n${USAGE}`)
-  }
-  return Number(value)
-}
-
-/**
- * Parses the mock's flags (`--flag value` or `--flag=value`) and {@link check}s the result. Throws
- * {@link ConfigError} with the usage for anything unknown or malformed.
- *
- * @example
- * ```ts
- * import { fromArgs } from "@pc/mock-server"
- *
- * fromArgs(["--env", "production", "--port", "0", "--db", ":memory:"]).environment // "production"
- * ```
- */
-export const fromArgs = (argv: ReadonlyArray<string>, base: MockConfigShape = defaults): MockConfigShape => {
-  let config: { -readonly [K in keyof MockConfigShape]: MockConfigShape[K] } = { ...base }
-  let dbGiven = false
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (arg === "--") continue
-    if (arg === "--help" || arg === "-h") throw new ConfigError({ message: USAGE })
-    const eq = arg.indexOf("=")
-    const flag = eq === -1 ? arg : arg.slice(0, eq)
-    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
-    if (value === undefined) throw new ConfigError({ message: `${flag} needs a value\n${USAGE}` })
-    switch (flag) {
-      case "--env":
-        if (!Env.isEnvironment(value)) {
-          throw new ConfigError({ message: `--env must be sandbox, production or gray, not ${JSON.stringify(value)}` })
-        }
-        config = { ...config, environment: value }
-        break
-      case "--host":
-        config = { ...config, host: value }
-        break
-      case "--port":
-        config = { ...config, port: integer(flag, value) }
-        break
-      case "--db":
-        config = { ...config, db: value }
-        dbGiven = true
-        break
-      case "--public-url":
-        config = { ...config, publicUrl: value }
-        break
-      case "--callback-backoff-ms":
-        config = { ...config, callbackBackoffMs: integer(flag, value) }
-        break
-      case "--callback-timeout-ms":
-        config = { ...config, callbackTimeoutMs: integer(flag, value) }
-        break
-      case "--order-ttl-ms":
-        config = { ...config, orderTtlMs: integer(flag, value) }
-        break
-      case "--body-limit-bytes":
-        config = { ...config, bodyLimitBytes: integer(flag, value) }
-        break
-      case "--rate-limit-per-minute":
-        config = { ...config, rateLimitPerMinute: integer(flag, value) }
-        break
-      case "--dev-token":
-        config = { ...config, devToken: value }
-        break
-      default:
-        throw new ConfigError({ message: `unknown option ${flag}\n${USAGE}` })
-    }
-  }
-  if (!dbGiven && config.db === "") config = { ...config, db: defaultDbFile(config.environment) }
-  return check(config)
 }
 
 /**

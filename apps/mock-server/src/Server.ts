@@ -6,6 +6,7 @@ import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Clock, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
+import { createServer as createTcpServer } from "node:net"
 import { MerchantAuth } from "./auth/MerchantAuth.js"
 import { Dispatcher } from "./callbacks/Dispatcher.js"
 import { PlatformKeys } from "./callbacks/PlatformKeys.js"
@@ -15,6 +16,7 @@ import { DevAccessLive } from "./auth/DevAccess.js"
 import { DecodeFailureAsParamError, wrapApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
+import * as ListenGate from "./http/ListenGate.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { CheckoutHandlers } from "./routes/Checkout.js"
 import { CreateOrderHandlers } from "./routes/CreateOrder.js"
@@ -40,42 +42,48 @@ const storeLayer = (config: MockConfigShape) => {
   return Layer.provideMerge(bootstrap, Store.sqlite(config.db))
 }
 
-const serverLayer = (config: MockConfigShape, devAccess: DevAccessPolicy) => {
-  const http = NodeHttpServer.layer(() => withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 })), {
-    host: config.host,
-    port: config.port
-  })
-  const boundPort = Effect.map(HttpServer.HttpServer, (server) =>
-    server.address._tag === "TcpAddress" ? server.address.port : config.port
-  )
-  const publicUrl = Layer.effect(
-    PublicUrl,
-    Effect.map(boundPort, (port) => publicBaseUrl(config, port))
-  )
-  const self = Layer.effect(
-    Self,
-    Effect.map(boundPort, (port) => ({ port, listenHost: config.host, publicUrl: publicBaseUrl(config, port) }))
-  )
+/**
+ * The whole mock for a known port. The order is the point: storage, services and the route table
+ * are built first, and the Node server listens last, so no connection is accepted before the app
+ * can answer it (a request that arrived during start-up used to be accepted and never answered).
+ */
+const serverLayer = (config: MockConfigShape & { readonly port: number }, devAccess: DevAccessPolicy) => {
+  const publicUrl = publicBaseUrl(config, config.port)
   const services = Dispatcher.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Orders.layer, PlatformKeys.layer, MerchantAuth.layer)),
-    Layer.provideMerge(Layer.merge(publicUrl, self)),
+    Layer.provideMerge(
+      Layer.merge(
+        Layer.succeed(PublicUrl, publicUrl),
+        Layer.succeed(Self, { port: config.port, listenHost: config.host, publicUrl })
+      )
+    ),
     Layer.provideMerge(storeLayer(config)),
     Layer.provideMerge(Layer.succeed(MockConfig, config))
+  )
+  const http = NodeHttpServer.layer(
+    () => ListenGate.hold(withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 }))),
+    {
+      host: config.host,
+      port: config.port
+    }
   )
   const handlers = HttpApiBuilder.api(MockApi).pipe(
     Layer.provide([CreateOrderHandlers, DevHandlers, CheckoutHandlers, ServiceHandlers]),
     Layer.provide(DevAccessLive)
   )
   const app = Layer.unwrapEffect(
-    Effect.map(HttpApiBuilder.httpApp, (app) =>
-      HttpServer.serve(wrapApp(app, { bodyLimitBytes: config.bodyLimitBytes, devAccess }))
+    Effect.map(HttpApiBuilder.httpApp, (httpApp) =>
+      // Built before the server exists: listening is the last step of the layer returned here.
+      HttpServer.serve(wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess })).pipe(
+        Layer.provideMerge(http)
+      )
     )
   ).pipe(
     Layer.provide(DecodeFailureAsParamError),
     Layer.provide(handlers),
     Layer.provide(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer))
   )
-  return app.pipe(Layer.provideMerge(services), Layer.provideMerge(http))
+  return app.pipe(Layer.provideMerge(services))
 }
 
 /** Why a start failed, from the innermost meaningful messages of the error's causes. */
@@ -106,12 +114,27 @@ export interface Started {
 }
 
 /**
- * The whole server as a layer: it serves from when it is built until its scope closes. Throws
- * ConfigError for a configuration that {@link check} refuses.
+ * A port that is free on `host` now: the OS picks one for a probe that closes at once. The mock needs
+ * its port before it listens (its public URL is built into the app), and listens last.
  */
-export const layer = (config: MockConfigShape) => {
-  const checked = check(config)
-  return serverLayer(checked, devAccessPolicy(checked))
+const freePort = (host: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createTcpServer()
+    probe.once("error", reject)
+    probe.listen({ host, port: 0, exclusive: true }, () => {
+      const address = probe.address()
+      probe.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))
+      )
+    })
+  })
+
+const isAddressInUse = (error: unknown): boolean => {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if ((current as NodeJS.ErrnoException).code === "EADDRINUSE") return true
+    current = current.cause
+  }
+  return false
 }
 
 /**
@@ -148,19 +171,31 @@ export const start = async (
     // request and per query are pure cost (about a tenth of a signed create).
     Layer.setTracerEnabled(false)
   )
+  // Port 0 asks for any free port: one is picked before the build, and picked again in the rare case
+  // that another process takes it between the probe and the listen.
   const devAccess = devAccessPolicy(checked)
-  const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer(checked, devAccess), logging))
-  const exit = await runtime.runPromiseExit(
-    Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
-  )
-  if (Exit.isFailure(exit)) {
+  for (let attempt = 1; ; attempt++) {
+    const port = checked.port === 0 ? await freePort(checked.host) : checked.port
+    const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer({ ...checked, port }, devAccess), logging))
+    const exit = await runtime.runPromiseExit(
+      Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
+    )
+    if (Exit.isSuccess(exit)) return started(checked, devAccess, runtime, exit.value)
     // Release what was built (the database, a bound socket) and say why in words: a failed
     // listen is a ServeError whose own message is only "An error has occurred".
     await runtime.dispose().catch(() => undefined)
     const error = Cause.squash(exit.cause)
+    if (checked.port === 0 && attempt < 3 && isAddressInUse(error)) continue
     throw new Error(startFailure(error, checked), { cause: error })
   }
-  const [url, address] = exit.value
+}
+
+const started = (
+  checked: MockConfigShape,
+  devAccess: DevAccessPolicy,
+  runtime: { readonly dispose: () => Promise<void> },
+  [url, address]: readonly [string, HttpServer.Address]
+): Started & { readonly close: () => Promise<void> } => {
   return {
     url,
     listenUrl: address._tag === "TcpAddress" ? listenUrl(checked, address.port) : url,

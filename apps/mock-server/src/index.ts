@@ -1,5 +1,13 @@
-/** The mock server as a library: for `pc mock` and for tests that start it in-process. */
-export { ConfigError, check, defaultDbFile, defaults, fromArgs, type MockConfigShape } from "./Config.js"
-export { main, readyMessage, run } from "./main.js"
-export { start, type Started } from "./Server.js"
-export { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem, testMerchantPublicKeyPem } from "./TestMerchant.js"
+/** The mock server as a library: `startMock()` for test suites, and what `pc mock` composes. */
+export { ConfigError, check, defaultDbFile, defaults, type MockConfigShape } from "./Config.js"
+export { readyMessage } from "./Ready.js"
+export { type Started, start } from "./Server.js"
+export { type RunningMock, type StartMockOptions, startMock, type TestMerchant } from "./StartMock.js"
+export {
+  TEST_MERCHANT_APP_KEY,
+  TEST_MERCHANT_KEY_VERSION,
+  testMerchantPrivateKeyFile,
+  testMerchantPrivateKeyPem,
+  testMerchantPublicKeyFile,
+  testMerchantPublicKeyPem
+} from "./TestMerchant.js"

@@ -1,6 +1,7 @@
 // Signed callbacks end to end (spec 5.5, CONTRACT.md "Callbacks"): a real mock, a real receiver on
 // 127.0.0.1, real RSA keys. Every callback is verified exactly as a merchant would verify it.
-import { Headers, Wire } from "@pc/core"
+import { Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"

@@ -1,7 +1,7 @@
 // The hosted checkout page (h5Url) in a real Chromium: what the payer sees, the Pay and Fail
 // buttons, and the signed callback each of them sends to the merchant.
 import { chromiumArgs, assertChromium } from "@pc/chromium"
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { Schema } from "effect"
 import { createServer, request as httpRequest } from "node:http"
 import type { AddressInfo } from "node:net"

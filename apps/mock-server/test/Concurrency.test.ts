@@ -1,6 +1,7 @@
 // Idempotency under load (CONTRACT.md "Create order"): the database, not luck, decides which of
 // concurrent creates wins. Run against an in-memory database and a file in WAL mode (production).
-import { Canonical, type Crypto, Headers, Wire } from "@pc/core"
+import { Canonical, type Crypto, Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { randomUUID } from "node:crypto"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -1,7 +1,8 @@
 // The mock as a real process on a real SQLite file: a SIGKILL in the middle of a retrying delivery
 // loses nothing (CONTRACT.md "Callbacks": deliveries are kept in the database before the first
 // attempt), and SIGTERM / SIGINT stop it cleanly.
-import { Headers, Wire } from "@pc/core"
+import { Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -57,14 +58,13 @@ const tempDb = () => {
   return join(dir, "mock.sqlite")
 }
 
-/** Runs `main.ts` as its own process from the repository root, collecting stdout and stderr. */
+/** Runs the mock as its own process (`pc mock`, the built CLI) from the repository root, collecting stdout and stderr. */
 const run = (db: string, port: number, extra: ReadonlyArray<string> = []) => {
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
-      "apps/mock-server/src/main.ts",
+      "apps/cli/dist/bin.js",
+      "mock",
       "--env",
       "production",
       "--port",
@@ -244,7 +244,7 @@ describe("the mock as a process", () => {
       const exit = await stop(mock, signal)
       expect(exit).toEqual({ code: 0, signal: null })
       expect(Date.now() - started).toBeLessThan(5_000)
-      expect(mock.output()).toContain(`${signal}: stopping the mock`)
+      expect(mock.output()).toContain("stopping the mock")
       expect(mock.output()).not.toContain("did not stop cleanly")
 
       // The file is intact: a new process opens it and finds the order.

@@ -1,6 +1,7 @@
 // The create-order contract (CONTRACT.md "Error codes and HTTP statuses", "Create order") over real
 // HTTP on 127.0.0.1, signed with real RSA keys, in production and gray.
-import { Canonical, type Crypto, Headers, Wire } from "@pc/core"
+import { Canonical, type Crypto, Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { randomUUID } from "node:crypto"
 import { request as httpRequest } from "node:http"

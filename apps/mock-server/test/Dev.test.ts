@@ -1,6 +1,7 @@
 // The developer menu (CONTRACT.md "The developer menu", mock only, under /dev/) over real HTTP, with
 // real RSA keys, and the signed callbacks its order moves send to a real receiver on 127.0.0.1.
-import { Canonical, type Crypto, Environment, Headers, Wire } from "@pc/core"
+import { Canonical, type Crypto, Environment, Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { generateKeyPairSync, randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"

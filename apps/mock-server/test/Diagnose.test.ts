@@ -1,6 +1,7 @@
 // The likely-cause diagnosis of a bad signature (src/auth/Diagnose.ts): it still names the usual
 // mistakes, and its work is bounded whatever the body: a deep or large body is never re-serialised.
-import { Canonical, type Crypto, Wire } from "@pc/core"
+import { Canonical, type Crypto } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"

@@ -1,13 +1,13 @@
 // Exposure (CONTRACT.md): bound to an address that is not loopback (0.0.0.0, reached here through
 // 127.0.0.1), every /dev route refuses without the developer token and works with it, and the
 // start-up output warns. The production API, health and checkout stay open.
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { KeyPair } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { readyMessage } from "../src/main.js"
+import { readyMessage } from "../src/Ready.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, type RunningMock, startLoggedMock } from "./support/mock.js"
 import { findSecrets } from "./support/secrets.js"

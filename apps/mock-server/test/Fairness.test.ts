@@ -1,6 +1,6 @@
 // Fairness between merchants (CONTRACT.md "Callbacks"): one merchant's endpoint hangs for 60
 // deliveries; another merchant's callback still arrives, before any hanging one is released.
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"

@@ -1,7 +1,7 @@
 // The defects of issue 9, each over real HTTP on 127.0.0.1 against a production mock: deep JSON,
 // answers Node's parser gives before any route (Expect, Host, CONNECT, duplicate headers), a notify
 // URL that points at the mock itself, and header values and paths copied whole into the log.
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startLoggedMock } from "./support/mock.js"

@@ -1,6 +1,6 @@
 // The service routes (CONTRACT.md "The developer menu", last paragraph): /openapi.json lists every
 // route of the contract with its methods, /docs renders it, /healthz answers SUCCESS.
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningMock, startMock } from "./support/mock.js"
 

@@ -1,6 +1,7 @@
 // Sandbox (CONTRACT.md "Environments"): only X-R-AK must name a known merchant; every other
 // signing mistake still succeeds, and X-R-Signature-Check says what production would have decided.
-import { Canonical, type Crypto, Headers, Wire } from "@pc/core"
+import { Canonical, type Crypto, Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

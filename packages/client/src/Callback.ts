@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Canonical, type Crypto, Environment, Headers, KeyRing, Timestamp, Wire } from "@pc/core"
+import { Canonical, type Crypto, Environment, Headers, KeyRing, Timestamp } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

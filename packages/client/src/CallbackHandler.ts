@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Wire } from "@pc/core"
+import type * as Wire from "@pc/core/Wire"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { CallbackVerifier } from "./Callback.js"

@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Crypto, Environment, Headers, KeyRing, Money, Wire } from "@pc/core"
+import { Crypto, Environment, Headers, KeyRing, Money } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import * as PlatformHeaders from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"

@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import type { Crypto, Environment, KeyRing, Wire } from "@pc/core"
+import type { Crypto, Environment, KeyRing } from "@pc/core"
+import type * as Wire from "@pc/core/Wire"
 import { WebCrypto } from "@pc/crypto-web"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Cause from "effect/Cause"

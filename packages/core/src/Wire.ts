@@ -14,7 +14,8 @@ import * as Money from "./Money.js"
  *
  * @example
  * ```ts
- * import { Canonical, Wire } from "@pc/core"
+ * import { Canonical } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  *
  * const url = new URL(Wire.CREATE_ORDER_PATH, "https://sandbox.example.com")
  * const stringToSign = Canonical.requestStringToSign({ method: "POST", path: url.pathname, appKey, timestamp, body })
@@ -27,7 +28,7 @@ export const CREATE_ORDER_PATH = "/openapi/v2/order/create"
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * Schema.is(Wire.ResultCode)("duplicateOrder") // true
@@ -47,7 +48,7 @@ const hasControlCharacter = (s: string): boolean => /\p{Cc}/u.test(s)
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * Schema.decodeUnknownSync(Wire.OrderId)("M-1001") // "M-1001"
@@ -71,7 +72,7 @@ export const OrderId = Schema.String.pipe(
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * Schema.decodeUnknownSync(Wire.Currency)("USD") // "USD"
@@ -89,7 +90,7 @@ export const Currency = Schema.String.pipe(
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * Schema.decodeUnknownSync(Wire.AmountInput)(10.5) // 10.5
@@ -104,7 +105,7 @@ export const AmountInput = Schema.Union(Schema.String, Schema.Number)
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * Schema.decodeUnknownSync(Wire.CreateOrderRequest)({ orderId: "M-1", amount: "10.00", currency: "USD" })
@@ -126,7 +127,7 @@ export const CreateOrderRequest = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { Wire } from "@pc/core"
+ * import type * as Wire from "@pc/core/Wire"
  *
  * const request: Wire.CreateOrderRequest = { orderId: "M-1001", amount: "10.00", currency: "USD" }
  * ```
@@ -139,7 +140,7 @@ export type CreateOrderRequest = typeof CreateOrderRequest.Type
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * const result = Schema.decodeUnknownSync(Wire.CreateOrderResult)(envelope.data)
@@ -157,7 +158,7 @@ export const CreateOrderResult = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { Wire } from "@pc/core"
+ * import type * as Wire from "@pc/core/Wire"
  *
  * const checkoutUrl = (result: Wire.CreateOrderResult): string => result.h5Url
  * ```
@@ -169,7 +170,7 @@ export type CreateOrderResult = typeof CreateOrderResult.Type
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * const decode = Schema.decodeUnknownSync(Wire.Envelope(Wire.CreateOrderResult))
@@ -189,7 +190,7 @@ export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>) =>
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * const envelope = Schema.decodeUnknownSync(Wire.AnyEnvelope)(await response.json())
@@ -203,7 +204,7 @@ export const AnyEnvelope = Envelope(Schema.Unknown)
  *
  * @example
  * ```ts
- * import type { Wire } from "@pc/core"
+ * import type * as Wire from "@pc/core/Wire"
  *
  * const checkoutUrl = (envelope: Wire.Envelope<Wire.CreateOrderResult>): string | undefined =>
  *   envelope.code === "SUCCESS" ? envelope.data?.h5Url : undefined
@@ -221,7 +222,7 @@ export interface Envelope<A> {
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * Schema.decodeUnknownSync(Wire.OrderStatus)("PAID") // "PAID"
@@ -235,7 +236,7 @@ export const OrderStatus = Schema.Literal("CREATED", "PAID", "FAILED", "EXPIRED"
  *
  * @example
  * ```ts
- * import type { Wire } from "@pc/core"
+ * import type * as Wire from "@pc/core/Wire"
  *
  * const isFinal = (status: Wire.OrderStatus): boolean => status !== "CREATED"
  * ```
@@ -248,7 +249,7 @@ export type OrderStatus = typeof OrderStatus.Type
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * Schema.is(Wire.CallbackEventType)("order.paid") // true
@@ -262,7 +263,7 @@ export const CallbackEventType = Schema.Literal("order.paid", "order.failed", "o
  *
  * @example
  * ```ts
- * import type { Wire } from "@pc/core"
+ * import type * as Wire from "@pc/core/Wire"
  *
  * const finalStatus: Record<Wire.CallbackEventType, Wire.OrderStatus> = {
  *   "order.paid": "PAID",
@@ -278,7 +279,7 @@ export type CallbackEventType = typeof CallbackEventType.Type
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * const event = Schema.decodeUnknownSync(Wire.CallbackEvent)(JSON.parse(rawBody))
@@ -302,7 +303,7 @@ export const CallbackEvent = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { Wire } from "@pc/core"
+ * import type * as Wire from "@pc/core/Wire"
  *
  * const onEvent = (event: Wire.CallbackEvent): void => {
  *   if (event.eventType === "order.paid") console.log(`order ${event.outerOrder} paid: ${event.amount} ${event.currency}`)
@@ -317,7 +318,7 @@ export type CallbackEvent = typeof CallbackEvent.Type
  *
  * @example
  * ```ts
- * import { Wire } from "@pc/core"
+ * import * as Wire from "@pc/core/Wire"
  * import { Schema } from "effect"
  *
  * const response = await fetch(`${mockUrl}/dev/orders/${orderSn}`)
@@ -340,7 +341,7 @@ export const Order = Schema.Struct({
  *
  * @example
  * ```ts
- * import type { Wire } from "@pc/core"
+ * import type * as Wire from "@pc/core/Wire"
  *
  * const isPaid = (order: Wire.Order): boolean => order.status === "PAID"
  * ```

@@ -1,7 +1,7 @@
 /**
  * @pc/core: the pure building blocks of the Merchant Payment Connect API. Each module is also
- * importable on its own (`@pc/core/Canonical`), which keeps the Schema runtime of `Wire` out of
- * bundles that only sign.
+ * importable on its own (`@pc/core/Canonical`). The wire Schemas are only at `@pc/core/Wire`: they
+ * need `effect`, an optional peer, and this entry must load where `effect` is not installed.
  *
  * @since 0.1.0
  */
@@ -16,4 +16,3 @@ export * as KeyVersion from "./KeyVersion.js"
 export * as Money from "./Money.js"
 export * as Pem from "./Pem.js"
 export * as Timestamp from "./Timestamp.js"
-export * as Wire from "./Wire.js"

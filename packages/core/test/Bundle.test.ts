@@ -38,7 +38,35 @@ describe("bundles that only sign", () => {
   })
 
   it("the markers do appear when Wire is used, so the checks above can fail", async () => {
-    const code = await bundle(`import { Wire } from "./src/index.ts"; console.log(Wire.CreateOrderRequest)`)
+    const code = await bundle(`import { CreateOrderRequest } from "./src/Wire.ts"; console.log(CreateOrderRequest)`)
     expect(SCHEMA_MARKERS.some((marker) => code.includes(marker))).toBe(true)
+  })
+})
+
+/** The bare imports that loading `contents` reaches, with `effect` kept as an import so it shows. */
+const importsOf = async (contents: string): Promise<ReadonlyArray<string>> => {
+  const result = await build({
+    stdin: { contents, resolveDir: new URL("..", import.meta.url).pathname, loader: "ts" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    metafile: true,
+    external: ["effect", "effect/*"],
+    logLevel: "silent"
+  })
+  return Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path))
+}
+
+// `effect` is an optional peer, so npm does not install it: the package index must load without it
+// (every namespace, not only what a bundler would keep), and only `@pc/core/Wire` may need it.
+describe("the package index without effect", () => {
+  it("imports nothing from effect, even kept whole", async () => {
+    expect(await importsOf(`export * from "./src/index.ts"`)).toEqual([])
+  })
+
+  it("the check can fail: the Wire entry does import effect", async () => {
+    const imports = await importsOf(`export * from "./src/Wire.ts"`)
+    expect(imports.some((path) => path === "effect" || path.startsWith("effect/"))).toBe(true)
   })
 })

@@ -1,11 +1,13 @@
 /**
- * `pc mock`: runs the mock server for one environment (CONTRACT.md "Running the mock"), with every
- * flag of `pnpm mock` and the same check of the configuration (mock-server's `check`).
+ * `pc mock`: runs the mock server for one environment (CONTRACT.md "Running the mock"). These
+ * options are the one parser of the mock's flags (`pnpm mock` runs this command too); the mock's
+ * `check` is the one validation of what they give.
  */
 import { Command, Options } from "@effect/cli"
 import { Environment } from "@pc/core"
 import { Console, Effect, Option } from "effect"
 import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, readyMessage, start } from "@pc/mock-server"
+import { whenLaunchersGone } from "../process/Launchers.js"
 
 const env = Options.choice("env", Environment.environments).pipe(
   Options.withDefault(defaults.environment),
@@ -84,7 +86,7 @@ const configOf = (options: Flags): MockConfigShape => ({
 })
 
 /**
- * Ends the command as `pnpm mock` does: a configuration the mock refuses is a usage error (its
+ * Ends the command: a configuration the mock refuses is a usage error (its
  * message, exit code 2); a start that fails (a port in use, another mock on the database) says why
  * with exit code 1.
  */
@@ -99,12 +101,22 @@ const report = (error: unknown) =>
     process.exitCode = 1
   })
 
+/**
+ * Stops the mock as on SIGTERM when a process that launched it is gone (`kill` of a backgrounded
+ * `npx pnpm mock`: see process/Launchers.ts), instead of serving on, orphaned.
+ */
+const stopWhenLaunchersGone = Effect.acquireRelease(
+  Effect.sync(() => whenLaunchersGone(() => process.kill(process.pid, "SIGTERM"))),
+  (stopWatching) => Effect.sync(stopWatching)
+)
+
 /** Serves until the runtime interrupts it (SIGINT, SIGTERM), then closes the server and the database. */
 const serve = (config: MockConfigShape) =>
   Effect.acquireRelease(Effect.tryPromise({ try: () => start(config), catch: (error) => error }), (server) =>
     Console.log("stopping the mock").pipe(Effect.zipRight(Effect.promise(() => server.close())))
   ).pipe(
     Effect.tap((server) => Console.log(readyMessage(server))),
+    Effect.zipRight(stopWhenLaunchersGone),
     Effect.zipRight(Effect.never),
     Effect.scoped
   )

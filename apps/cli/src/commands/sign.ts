@@ -4,7 +4,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { RequestSigning } from "@pc/client"
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { Effect } from "effect"
 import { bodyBytes } from "../Input.js"
 import { signerRing } from "../MerchantKey.js"

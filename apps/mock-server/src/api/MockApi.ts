@@ -12,7 +12,8 @@ import {
   HttpApiSecurity,
   OpenApi
 } from "@effect/platform"
-import { Headers, Wire as CoreWire } from "@pc/core"
+import { Headers } from "@pc/core"
+import * as CoreWire from "@pc/core/Wire"
 import { Schema } from "effect"
 import { Wire } from "../http/WireErrors.js"
 import * as S from "./Schemas.js"

@@ -3,7 +3,7 @@
  * so the docs cannot drift from the checks), the data each envelope carries, and the typed path
  * parameters. Each carries an example for the OpenAPI document.
  */
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { Schema } from "effect"
 
 const EXAMPLE_APP_KEY = "6f1c9a52-3b7e-4c1d-9a8e-2f4b5c6d7e80"

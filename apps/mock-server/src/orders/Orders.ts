@@ -2,7 +2,8 @@
  * Orders: creation with the contract's validation and idempotency, and the moves to a final state
  * (PAID, FAILED, EXPIRED), each of which records its callback delivery in the same transaction.
  */
-import { Money, Wire } from "@pc/core"
+import { Money } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { Clock, Context, Effect, Either, Layer, Ref, Schema } from "effect"
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"

@@ -3,7 +3,7 @@
  * limit, media type, the signature check of the environment, validation, idempotency.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { Clock, Effect, Either } from "effect"
 import { MockApi } from "../api/MockApi.js"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"

@@ -1,6 +1,7 @@
 // Starts a real mock server on 127.0.0.1 (random port) for a test file, and signs requests to it
 // with real RSA keys, exactly as a merchant would.
-import { Canonical, type Crypto, type Environment, Headers, Wire } from "@pc/core"
+import { Canonical, type Crypto, type Environment, Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
 import { LogLevel } from "effect"
 import { defaults, type MockConfigShape } from "../../src/Config.js"

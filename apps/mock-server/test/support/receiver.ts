@@ -1,7 +1,8 @@
 // A real merchant callback receiver on 127.0.0.1 (node:http, free port), and the merchant's side of
 // callback verification (spec 5.5): platform keys from the developer menu, the signed string
 // `appKey.X-R-Ts.rawBody`, the key chosen by X-R-Key-Version.
-import { Canonical, type Crypto, Headers, Wire } from "@pc/core"
+import { Canonical, type Crypto, Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"

@@ -1,7 +1,8 @@
 // Turns one HTTP answer into a create-order result or a typed error. The envelope's `code` decides
 // (CONTRACT.md): a 200 carrying signError is a SignatureRejected, a 500 carrying paramError is an
 // InvalidRequest. The HTTP status only matters when the body is not an envelope at all.
-import { ErrorCode, Timestamp, Wire } from "@pc/core"
+import { ErrorCode, Timestamp } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"

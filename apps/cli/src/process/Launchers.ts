@@ -1,0 +1,76 @@
+/**
+ * Which processes launched this one, and whether they are still there. `npx pnpm mock &` is a chain
+ * (npm exec, sh, pnpm, node): `kill` of the outer npm ends it and its `sh`, but `sh` passes nothing
+ * on, so pnpm and the mock would live on, re-parented, holding the port. A long-running command
+ * watches its launchers and stops as on SIGTERM when one of them is gone.
+ */
+import { readFileSync } from "node:fs"
+
+/** A process by id and start time: a pid that is reused later is another process. */
+interface Launcher {
+  readonly pid: number
+  readonly startedAt: string
+}
+
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
+const statFields = (pid: number): ReadonlyArray<string> | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  } catch {
+    return undefined
+  }
+}
+
+const launcher = (pid: number): Launcher | undefined => {
+  const fields = statFields(pid)
+  // After the name: state (0), ppid (1), ..., starttime (19).
+  return fields === undefined ? undefined : { pid, startedAt: fields[19] ?? "" }
+}
+
+const parentOf = (pid: number): number | undefined => {
+  const ppid = Number(statFields(pid)?.[1])
+  return Number.isSafeInteger(ppid) && ppid > 1 ? ppid : undefined
+}
+
+/**
+ * This process's ancestors, nearest first, up to (not including) init. Where /proc is missing (not
+ * Linux) only the parent, known from `process.ppid`.
+ */
+export const launchers = (): ReadonlyArray<Launcher> => {
+  if (statFields(process.pid) === undefined) return [{ pid: process.ppid, startedAt: "" }]
+  const chain: Array<Launcher> = []
+  for (let pid = parentOf(process.pid); pid !== undefined && chain.length < 32; pid = parentOf(pid)) {
+    const found = launcher(pid)
+    if (found === undefined) break
+    chain.push(found)
+  }
+  return chain
+}
+
+/** Whether a launcher recorded by {@link launchers} has ended (or its pid now names another process). */
+export const isGone = (recorded: Launcher): boolean => {
+  if (recorded.startedAt === "") return process.ppid !== recorded.pid
+  return launcher(recorded.pid)?.startedAt !== recorded.startedAt
+}
+
+/**
+ * Calls `onGone` once, soon after any process that launched this one has ended. Returns a function
+ * that stops watching. The check runs on an unref'd timer: it never keeps the process alive.
+ *
+ * @example
+ * ```ts
+ * const stopWatching = whenLaunchersGone(() => process.kill(process.pid, "SIGTERM"))
+ * ```
+ */
+export const whenLaunchersGone = (onGone: () => void, intervalMs = 250): (() => void) => {
+  const recorded = launchers()
+  const timer = setInterval(() => {
+    if (recorded.some(isGone)) {
+      clearInterval(timer)
+      onGone()
+    }
+  }, intervalMs)
+  timer.unref()
+  return () => clearInterval(timer)
+}

@@ -1,0 +1,93 @@
+// `kill` of a backgrounded mock stops it, however it was launched: the README's
+// `npx -y pnpm@<version> mock` (npm exec, sh, pnpm, node), `pnpm pc mock` and the bin itself. The
+// outer process gets SIGTERM; the port must close soon after, whoever passed the signal on or not.
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { createConnection, createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import { afterEach, describe, expect, it } from "vitest"
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
+const PNPM = `pnpm@${/^pnpm@(.+)$/.exec(JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")).packageManager)![1]}`
+const groups: Array<number> = []
+
+afterEach(() => {
+  // Each launch is its own process group: whatever a failed test left behind ends here.
+  for (const group of groups.splice(0)) {
+    try {
+      process.kill(-group, "SIGKILL")
+    } catch {}
+  }
+})
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Whether something accepts connections on the port now. */
+const accepting = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port })
+    socket.setTimeout(1_000)
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once("error", () => resolve(false))
+    socket.once("timeout", () => {
+      socket.destroy()
+      resolve(false)
+    })
+  })
+
+/** Polls until `check` holds; fails with `what` after `timeoutMs`. */
+const until = async (check: () => Promise<boolean>, timeoutMs: number, what: string, child: ChildProcess) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms (pid ${child.pid})`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+const launch = (command: string, args: ReadonlyArray<string>) => {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NODE_OPTIONS: "" }
+  })
+  groups.push(child.pid!)
+  let output = ""
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk
+  })
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk
+  })
+  return { child, output: () => output }
+}
+
+describe("SIGTERM to the outer process of a backgrounded mock", () => {
+  it.each([
+    ["npx pnpm mock (the README's command)", "npx", ["-y", PNPM, "mock"]],
+    ["npx pnpm pc mock", "npx", ["-y", PNPM, "pc", "mock"]],
+    ["the bin itself", process.execPath, ["apps/cli/dist/bin.js", "mock"]],
+    // A launcher that passes no signal on, as npx's `sh -c` does.
+    ["a shell that does not pass the signal on", "sh", ["-c", 'node apps/cli/dist/bin.js mock "$@"; true', "sh"]]
+  ])("%s: the port closes soon after", async (_, command, args) => {
+    const port = await freePort()
+    const mock = launch(command, [...args, "--port", String(port), "--db", ":memory:"])
+    const ready = `listening on http://127.0.0.1:${port}`
+    await until(async () => mock.output().includes(ready), 120_000, "the mock did not get ready", mock.child)
+    expect(await accepting(port)).toBe(true)
+
+    mock.child.kill("SIGTERM")
+    await until(async () => !(await accepting(port)), 10_000, `port ${port} still open after SIGTERM`, mock.child)
+  })
+})

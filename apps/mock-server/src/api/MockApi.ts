@@ -17,6 +17,7 @@ import * as CoreWire from "@pc/core/Wire"
 import { Schema } from "effect"
 import { Wire } from "../http/WireErrors.js"
 import * as S from "./Schemas.js"
+import { completeDocument, signedRequestSecurity } from "./Webhooks.js"
 
 /**
  * Authorises every developer-menu route and dashboard action: the one place where the developer
@@ -63,6 +64,7 @@ const createOrder = HttpApiEndpoint.post("createOrder", CoreWire.CREATE_ORDER_PA
       // signError, not a decode error), so they are documented here rather than decoded.
       transform: (operation) => ({
         ...operation,
+        security: signedRequestSecurity,
         parameters: [
           ...(operation.parameters ?? []),
           requestHeader(Headers.RequestHeaders.appKey, "merchant appKey (UUID)", true),
@@ -231,7 +233,12 @@ export class Checkout extends HttpApiGroup.make("checkout", { topLevel: true })
 export class ServiceRoutes extends HttpApiGroup.make("service", { topLevel: true })
   .add(
     HttpApiEndpoint.get("openApi", "/openapi.json")
-      .addSuccess(Schema.Unknown.annotations({ description: "OpenAPI 3.1 document" }))
+      .addSuccess(
+        Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+          description: "OpenAPI 3.1 document",
+          examples: [{ openapi: "3.1.0", info: { title: "Merchant Payment Connect mock", version: "2" }, paths: {} }]
+        })
+      )
       .annotateContext(OpenApi.annotations({ summary: "This OpenAPI 3.1 document" }))
   )
   .add(
@@ -265,6 +272,7 @@ export class MockApi extends HttpApi.make("mock")
       version: "2",
       description:
         "A faithful emulator of the Merchant Payment Connect service. `/openapi/v2/*` is the service's own API; " +
-        "`/dev/*` is the mock's developer menu; `/h5/*` the hosted checkout pages."
+        "`/dev/*` is the mock's developer menu; `/h5/*` the hosted checkout pages. The callbacks the mock sends are under `webhooks`.",
+      transform: completeDocument
     })
   ) {}

@@ -1,0 +1,125 @@
+// /openapi.json as a document other tools consume: valid OpenAPI 3.1 (checked by an independent
+// validator), the callbacks as webhooks with their signing rules, the signature headers as security,
+// and an example on every request and response body.
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { Headers, Wire } from "@pc/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type RunningMock, startMock } from "./support/mock.js"
+
+type Json = Record<string, unknown>
+
+let mock: RunningMock
+let document: Json
+
+beforeAll(async () => {
+  mock = await startMock()
+  document = (await (await fetch(`${mock.url}/openapi.json`)).json()) as Json
+})
+afterAll(async () => {
+  await mock?.close()
+})
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options"]
+
+describe("/openapi.json as OpenAPI 3.1", () => {
+  it("validates against the OpenAPI 3.1 schema", async () => {
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(document))
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+  })
+
+  it("a broken document does not validate (the validator is really checking)", async () => {
+    const broken = structuredClone(document) as Json
+    ;(broken.paths as Record<string, Json>)["/healthz"] = { get: { responses: "none" } }
+    const result = await new Validator().validate(broken)
+    expect(result.valid).toBe(false)
+  })
+
+  it("lists every route the mock answers, and the three callbacks as webhooks", () => {
+    const paths = document.paths as Record<string, Json>
+    for (const path of [
+      Wire.CREATE_ORDER_PATH,
+      "/dev/merchants",
+      "/dev/merchants/{appKey}",
+      "/dev/merchants/{appKey}/keys",
+      "/dev/merchants/{appKey}/keys/{version}/disable",
+      "/dev/merchants/{appKey}/notify-url",
+      "/dev/platform-keys",
+      "/dev/platform-keys/rotate",
+      "/dev/orders/{orderSn}",
+      "/dev/orders/{orderSn}/pay",
+      "/dev/orders/{orderSn}/fail",
+      "/dev/orders/{orderSn}/expire",
+      "/dev/callbacks",
+      "/dev/callbacks/{id}/resend",
+      "/h5/checkout/{orderSn}",
+      "/openapi.json",
+      "/docs",
+      "/healthz"
+    ]) {
+      expect(Object.keys(paths)).toContain(path)
+    }
+    const webhooks = document.webhooks as Record<string, { post: Json }>
+    expect(Object.keys(webhooks).sort()).toEqual(["order.expired", "order.failed", "order.paid"])
+    for (const [eventType, item] of Object.entries(webhooks)) {
+      const headers = (item.post.parameters as Array<Json>).map((p) => [p.in, p.name])
+      expect(headers).toEqual([
+        ["header", Headers.CallbackHeaders.timestamp],
+        ["header", Headers.CallbackHeaders.signature],
+        ["header", Headers.CallbackHeaders.keyVersion]
+      ])
+      const description = String(item.post.description)
+      expect(description).toContain(`<your appKey>.<${Headers.CallbackHeaders.timestamp}>.<raw body>`)
+      expect(description).toContain("/dev/platform-keys")
+      const body = (item.post.requestBody as { content: Record<string, { schema: Json; example: Json }> }).content[
+        "application/json"
+      ]!
+      expect(body.schema.required).toEqual(
+        expect.arrayContaining(["eventId", "eventType", "orderSn", "amount", "currency", "status"])
+      )
+      expect((body.schema.properties as Record<string, Json>).eventType).toEqual({ type: "string", enum: [eventType] })
+      expect(body.example.eventType).toBe(eventType)
+    }
+  })
+
+  it("documents the four request headers as security schemes that apply together to create-order", () => {
+    const schemes = (document.components as { securitySchemes: Record<string, Json> }).securitySchemes
+    const names = Object.values(schemes)
+      .filter((s) => s.type === "apiKey" && s.in === "header")
+      .map((s) => s.name)
+    expect(names).toEqual(expect.arrayContaining(Object.values(Headers.RequestHeaders)))
+    const create = (document.paths as Record<string, Record<string, Json>>)[Wire.CREATE_ORDER_PATH]!.post!
+    const [requirement] = create.security as Array<Record<string, unknown>>
+    expect(Object.keys(requirement!).map((key) => schemes[key]!.name)).toEqual(
+      expect.arrayContaining(Object.values(Headers.RequestHeaders))
+    )
+  })
+
+  it("gives every request and response body an example", () => {
+    const missing: Array<string> = []
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!HTTP_METHODS.includes(method)) continue
+        const bodies: Array<[string, Json | undefined]> = [
+          ["request", operation.requestBody as Json | undefined],
+          ...Object.entries((operation.responses ?? {}) as Record<string, Json>)
+        ]
+        for (const [which, body] of bodies) {
+          for (const [type, media] of Object.entries((body?.content ?? {}) as Record<string, Json>)) {
+            if (media.example === undefined || media.example === null)
+              missing.push(`${method} ${path} ${which} ${type}`)
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([])
+  })
+
+  it("takes its examples from the schemas: create-order's request example is a valid body", () => {
+    const create = (document.paths as Record<string, Record<string, Json>>)[Wire.CREATE_ORDER_PATH]!.post!
+    const example = (create.requestBody as { content: Record<string, { example: Json }> }).content["application/json"]!
+      .example
+    expect(example).toEqual({ orderId: "M-1001", amount: "10.00", currency: "USD" })
+  })
+})

@@ -72,7 +72,11 @@ const workerdConfig = (
   env: Readonly<Record<string, string>>
 ) => `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker)],
+  services = [
+    (name = "main", worker = .worker),
+    # The worker's fetch() may reach the mock on loopback; workerd's default outbound allows public addresses only.
+    (name = "internet", network = (allow = ["public", "local"]))
+  ],
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")]
 );
 const worker :Workerd.Worker = (
@@ -104,7 +108,7 @@ export const serve = (
     args = ["run", join(dir, "bun-launcher.mjs")]
   } else if (runtime.name === "deno") {
     writeFileSync(join(dir, "deno-launcher.mjs"), denoLauncher(module, JSON.stringify(env)))
-    // Only what the server needs: listening on loopback. No file, env or outbound network access.
+    // Only loopback, to listen and to reach the mock: no file, env or other network access.
     args = ["run", "--no-prompt", "--allow-net=127.0.0.1", join(dir, "deno-launcher.mjs")]
   } else {
     for (const [name, value] of Object.entries(env)) writeFileSync(join(dir, `env-${name}.txt`), value)

@@ -1,6 +1,7 @@
-// The Promise facade's callback verification and its Fetch handler in Bun (Bun.serve), Deno
-// (Deno.serve) and workerd: one worker bundle of `@pc/client/promise`, served by each runtime,
-// receives real callbacks from the mock and verifies them; a re-serialised body is refused.
+// The Promise facade in Bun (Bun.serve), Deno (Deno.serve) and workerd: one worker bundle of
+// `@pc/client/promise`, served by each runtime, creates orders that a production mock accepts
+// (signed there with WebCrypto), receives the mock's real callbacks and verifies them with the
+// Fetch handler and with `verifyCallbackRequest`; a re-serialised body is refused.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -16,8 +17,10 @@ import {
   platformKeyPems,
   resend,
   reserialised,
+  nextOrderId,
   startMockMerchant,
-  TEST_MERCHANT_APP_KEY
+  TEST_MERCHANT_APP_KEY,
+  testMerchantPrivateKeyPem
 } from "./support/RealCallbacks.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pc-runtimes-callbacks-"))
@@ -27,8 +30,15 @@ let merchant: MockMerchant
 let config: CallbacksConfig
 
 beforeAll(async () => {
-  merchant = await startMockMerchant()
-  config = { appKey: TEST_MERCHANT_APP_KEY, platformKeys: await platformKeyPems(merchant.mock) }
+  // Production checks every signature, so an order accepted there was signed right in the runtime.
+  merchant = await startMockMerchant("production")
+  config = {
+    environment: "production",
+    baseUrl: merchant.mock.url,
+    appKey: TEST_MERCHANT_APP_KEY,
+    privateKeyPem: testMerchantPrivateKeyPem(),
+    platformKeys: await platformKeyPems(merchant.mock)
+  }
 })
 afterAll(async () => {
   await merchant?.close()
@@ -47,6 +57,23 @@ for (const runtime of runtimes()) {
       await served?.close()
     })
     const eventsSeen = async () => (await (await fetch(`${served.url}/events`)).json()) as ReadonlyArray<CallbackEvent>
+
+    it("creates an order signed in the runtime, which production accepts, and verifies its callback", async () => {
+      const orderId = nextOrderId()
+      const created = await fetch(`${served.url}/orders`, { method: "POST", body: JSON.stringify({ orderId }) })
+      expect(created.status, served.output()).toBe(200)
+      const order = (await created.json()) as { orderSn: string; outerOrder: string; h5Url: string }
+      expect(order.outerOrder).toBe(orderId)
+      expect(order.h5Url).toBe(`${merchant.mock.url}/h5/checkout/${order.orderSn}`)
+      const { delivery } = await payOrderTo(merchant, `${served.url}/callbacks`, order)
+      expect(
+        delivery.attempts.map((a) => a.httpStatus),
+        served.output()
+      ).toEqual([200])
+      expect(await eventsSeen()).toContainEqual(
+        expect.objectContaining({ eventType: "order.paid", orderSn: order.orderSn })
+      )
+    })
 
     it.each(["/callbacks", "/verify"])(
       "%s receives a real order.paid callback from the mock, verifies it and answers 200",

@@ -10,7 +10,6 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Program, startProgram } from "../src/Process.js"
 import {
-  type CapturedCallback,
   captureCallback,
   freePort,
   type MockMerchant,
@@ -46,10 +45,13 @@ const start = async (file: string, env: Record<string, string>): Promise<Program
     env: { ...process.env, ...env, PORT: String(port) }
   })
   const url = `http://127.0.0.1:${port}`
-  // Listening once any request gets an answer; a recipe that exits first fails with its output.
+  const deadline = Date.now() + 20_000
+  // Listening once any request gets an answer; a recipe that exits or hangs first fails with its output.
   for (;;) {
-    if (program.child.exitCode !== null)
-      throw new Error(`${file} exited (${program.child.exitCode}):\n${program.output()}`)
+    if (program.child.exitCode !== null || Date.now() > deadline) {
+      await program.stop()
+      throw new Error(`${file} did not start listening (exit ${program.child.exitCode}):\n${program.output()}`)
+    }
     const answered = await fetch(url, { method: "GET" }).then(
       () => true,
       () => false
@@ -61,7 +63,6 @@ const start = async (file: string, env: Record<string, string>): Promise<Program
 
 let merchant: MockMerchant
 let env: Record<string, string>
-let captured: CapturedCallback
 
 beforeAll(async () => {
   mkdirSync(dir, { recursive: true })
@@ -69,8 +70,6 @@ beforeAll(async () => {
   writeFileSync(join(dir, "next-host.ts"), NEXT_HOST)
   merchant = await startMockMerchant()
   env = { PC_APP_KEY: TEST_MERCHANT_APP_KEY, PC_PLATFORM_KEY: (await platformKeyPems(merchant.mock))[1]! }
-  // One real callback kept as it arrived, to send again to every recipe, untouched and re-serialised.
-  captured = await captureCallback(merchant)
 })
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
@@ -132,6 +131,8 @@ describe("client README callback recipes", () => {
         ).toEqual([200])
         expect(recipe.output()).toContain(`callback verified: order.paid ${outerOrder}`)
 
+        // Another real callback, kept as it arrived (and fresh, well inside the 5 minute window).
+        const captured = await captureCallback(merchant)
         const refused = await resend(`${recipe.url}/callbacks`, captured, reserialised(captured.body))
         expect(refused.status).toBe(401)
         expect(((await refused.json()) as { code: string }).code).toBe("signError")
@@ -152,6 +153,7 @@ describe("client README callback recipes", () => {
       const { delivery } = await payOrderTo(merchant, `${recipe.url}/callbacks`)
       expect(delivery.attempts[0]?.httpStatus, recipe.output()).toBe(500)
       expect(delivery.status).not.toBe("delivered")
+      const captured = await captureCallback(merchant)
       for (const body of [captured.body, reserialised(captured.body)]) {
         const answer = await resend(`${recipe.url}/callbacks`, captured, body)
         expect(answer.status).toBe(500)

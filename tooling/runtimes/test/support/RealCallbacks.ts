@@ -2,6 +2,7 @@
 // tests (one copy of it), plus the two moves every receiver test makes: an order paid with its
 // callback sent to a notify URL, and a callback captured as it arrived to replay it, changed or not.
 import { createPaymentClient, type PaymentConnectClient } from "@pc/client/promise"
+import type { Environment } from "@pc/core/Environment"
 import {
   type CapturedCallback,
   type DeliveryView,
@@ -17,20 +18,20 @@ import {
   waitForDelivery
 } from "../../../../packages/client/test/support/mock.js"
 
-export { freePort, platformKeyPems } from "../../../../packages/client/test/support/mock.js"
+export { freePort, platformKeyPems, testMerchantPrivateKeyPem } from "../../../../packages/client/test/support/mock.js"
 export { type CapturedCallback, type DeliveryView, type Mock, TEST_MERCHANT_APP_KEY }
 
-/** A sandbox mock in this process and a Promise client of its test merchant. */
+/** A mock in this process (sandbox unless told) and a Promise client of its test merchant. */
 export interface MockMerchant {
   readonly mock: Mock
   readonly client: PaymentConnectClient
   close(): Promise<void>
 }
 
-export const startMockMerchant = async (): Promise<MockMerchant> => {
-  const mock = await startMock("sandbox")
+export const startMockMerchant = async (environment: Environment = "sandbox"): Promise<MockMerchant> => {
+  const mock = await startMock(environment)
   const client = await createPaymentClient({
-    environment: "sandbox",
+    environment,
     baseUrl: mock.url,
     appKey: TEST_MERCHANT_APP_KEY,
     privateKeys: { 1: testMerchantPrivateKeyPem() }
@@ -40,24 +41,30 @@ export const startMockMerchant = async (): Promise<MockMerchant> => {
 
 let orders = 0
 
+/** An order id no other test of this process uses. */
+export const nextOrderId = (): string => `RT-${Date.now()}-${++orders}`
+
 /**
- * Points the test merchant's notify URL at `notifyUrl`, creates an order, pays it through /dev and
- * waits for the first answered attempt of its callback: resolves with the order and the delivery.
+ * Points the test merchant's notify URL at `notifyUrl`, pays `order` (a new one unless given) through
+ * /dev and waits for the first answered attempt of its callback: resolves with the order and the
+ * delivery.
  */
 export const payOrderTo = async (
   { mock, client }: MockMerchant,
-  notifyUrl: string
+  notifyUrl: string,
+  order?: { readonly orderSn: string; readonly outerOrder: string }
 ): Promise<{ readonly orderSn: string; readonly outerOrder: string; readonly delivery: DeliveryView }> => {
   await setNotifyUrl(mock, TEST_MERCHANT_APP_KEY, notifyUrl)
-  const order = await client.createOrder({ orderId: `RT-${Date.now()}-${++orders}`, amount: "10.00", currency: "USD" })
-  await pay(mock, order.orderSn)
+  const { orderSn, outerOrder } =
+    order ?? (await client.createOrder({ orderId: nextOrderId(), amount: "10.00", currency: "USD" }))
+  await pay(mock, orderSn)
   const delivery = await waitForDelivery(
     mock,
-    order.orderSn,
+    orderSn,
     (d) => d.attempts.some((a) => a.httpStatus !== null || a.error !== null),
     "answered"
   )
-  return { orderSn: order.orderSn, outerOrder: order.outerOrder, delivery }
+  return { orderSn, outerOrder, delivery }
 }
 
 /** Pays an order with its callback sent to a receiver here, which keeps the request exactly as it came. */

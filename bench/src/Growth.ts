@@ -1,0 +1,276 @@
+// How the mock holds up as its database fills: create latency with many orders stored against an
+// empty database (seeded directly into the SQLite file the mock made), callbacks per second with
+// many deliveries pending, and pay-to-callback latency when idle, all to a real local receiver.
+import Database from "better-sqlite3"
+import { createPrivateKey, sign } from "node:crypto"
+import { copyFileSync, existsSync, readFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { join } from "node:path"
+import { signCreate } from "./Orders.js"
+import { atLeast, atMost, type SuiteResult } from "./Results.js"
+import { CREATE_ORDER_PATH, type Running, startMock, TEST_MERCHANT_APP_KEY, testMerchantKeyFile } from "./Servers.js"
+import { median, quantile, round } from "./Stats.js"
+import { runLoad } from "./Wrk.js"
+
+/**
+ * A copy of a database file the mock itself made (schema, platform key, test merchant) and closed:
+ * made once per run, since every spawn of the mock costs seconds on a loaded machine.
+ */
+const preparedDatabase = async (dir: string, file: string): Promise<void> => {
+  const template = join(dir, "template.sqlite")
+  if (!existsSync(template)) {
+    const mock = await startMock(template)
+    await mock.stop()
+    // A clean stop checkpoints the WAL into the file; a leftover WAL would mean it did not.
+    if (existsSync(`${template}-wal`)) throw new Error("the mock left a WAL behind after a clean stop")
+  }
+  copyFileSync(template, file)
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** Adds `count` final (PAID) orders of the test merchant, months old, in one transaction. */
+const seedOrders = (file: string, count: number, prefix: string, status = "PAID"): void => {
+  const db = new Database(file)
+  try {
+    const insert = db.prepare(`INSERT INTO orders
+      (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
+      VALUES (?, ?, ?, '10.00', 'USD', ?, ?, ?, ?)`)
+    const old = Date.now() - 90 * 24 * 3600 * 1000
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const at = iso(old + i)
+        insert.run(
+          `PCSEED${prefix}${String(i).padStart(10, "0")}`,
+          TEST_MERCHANT_APP_KEY,
+          `${prefix}-${i}`,
+          status,
+          at,
+          at,
+          old + i
+        )
+      }
+    })()
+  } finally {
+    db.close()
+  }
+}
+
+/** Adds `count` paid orders with a pending delivery each, due now, and points the test merchant at `notifyUrl`. */
+const seedPendingDeliveries = (file: string, count: number, notifyUrl: string): void => {
+  seedOrders(file, count, "cb")
+  const db = new Database(file)
+  try {
+    const insert = db.prepare(`INSERT INTO deliveries
+      (id, order_sn, app_key, event_id, event_type, body, status, attempt_count, next_attempt_at_ms, created_at, created_at_ms)
+      VALUES (?, ?, ?, ?, 'order.paid', ?, 'pending', 0, ?, ?, ?)`)
+    const now = Date.now()
+    db.transaction(() => {
+      db.prepare("UPDATE merchants SET notify_url = ? WHERE app_key = ?").run(notifyUrl, TEST_MERCHANT_APP_KEY)
+      for (let i = 0; i < count; i++) {
+        const orderSn = `PCSEEDcb${String(i).padStart(10, "0")}`
+        const eventId = `evt_seed_${i}`
+        const body = JSON.stringify({
+          eventId,
+          eventType: "order.paid",
+          orderSn,
+          outerOrder: `cb-${i}`,
+          amount: "10.00",
+          currency: "USD",
+          status: "PAID",
+          createdAt: iso(now),
+          updatedAt: iso(now)
+        })
+        insert.run(`dlv_seed_${i}`, orderSn, TEST_MERCHANT_APP_KEY, eventId, body, now, iso(now), now)
+      }
+    })()
+  } finally {
+    db.close()
+  }
+}
+
+/** A local receiver that answers 200 at once and notes when each orderSn's callback arrived. */
+const startReceiver = async () => {
+  const arrivals = new Map<string, number>()
+  const server: Server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      try {
+        arrivals.set((JSON.parse(Buffer.concat(chunks).toString()) as { orderSn: string }).orderSn, performance.now())
+      } catch {
+        // Not a callback; the count simply does not move.
+      }
+      res.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}/callbacks`,
+    arrivals,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export interface GrowthOptions {
+  readonly dir: string
+  readonly script: string
+  readonly seededOrders: number
+  readonly rounds: number
+  readonly seconds: number
+  readonly pendingDeliveries: number
+  /** Callbacks/s is measured over at most this long (or until every pending one arrived). */
+  readonly callbackWindowSeconds: number
+  readonly latencyOrders: number
+}
+
+/** Create latency (1 connection, p50) with `seededOrders` stored against an empty database. */
+const createLatency = async (options: GrowthOptions) => {
+  const empty = join(options.dir, "growth-empty.sqlite")
+  const seeded = join(options.dir, "growth-seeded.sqlite")
+  await preparedDatabase(options.dir, empty)
+  await preparedDatabase(options.dir, seeded)
+  const seedStart = performance.now()
+  seedOrders(seeded, options.seededOrders, "seed")
+  const seedSeconds = (performance.now() - seedStart) / 1000
+  const servers: Array<Running> = []
+  try {
+    const emptyMock = await startMock(empty)
+    servers.push(emptyMock)
+    const seededMock = await startMock(seeded)
+    servers.push(seededMock)
+    for (const mock of servers) await runLoad(mock, options.script, { connections: 1, seconds: 1 })
+    const ratios: Array<number> = []
+    const emptyP50: Array<number> = []
+    const seededP50: Array<number> = []
+    for (let round = 0; round < options.rounds; round++) {
+      const e = await runLoad(emptyMock, options.script, { connections: 1, seconds: options.seconds })
+      const s = await runLoad(seededMock, options.script, { connections: 1, seconds: options.seconds })
+      emptyP50.push(e.p50Ms)
+      seededP50.push(s.p50Ms)
+      ratios.push(s.p50Ms / e.p50Ms)
+    }
+    return {
+      ratio: median(ratios),
+      figures: {
+        seededOrders: options.seededOrders,
+        seedSeconds: round(seedSeconds, 1),
+        emptyP50Ms: emptyP50.map((v) => round(v, 3)),
+        seededP50Ms: seededP50.map((v) => round(v, 3))
+      }
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+  }
+}
+
+/** Raw node:crypto signatures per second over a callback-sized message: the work floor of a callback. */
+const rawSignRate = (seconds: number): number => {
+  const key = createPrivateKey(readFileSync(testMerchantKeyFile("private"), "utf8"))
+  const message = Buffer.from(`${TEST_MERCHANT_APP_KEY}.${Date.now()}.${"x".repeat(230)}`)
+  const start = performance.now()
+  let count = 0
+  while (performance.now() - start < seconds * 1000) {
+    sign("sha256", message, key)
+    count++
+  }
+  return count / ((performance.now() - start) / 1000)
+}
+
+/** Callbacks delivered per second with `pendingDeliveries` due at start. */
+const callbackRate = async (options: GrowthOptions) => {
+  const file = join(options.dir, "callbacks.sqlite")
+  await preparedDatabase(options.dir, file)
+  const receiver = await startReceiver()
+  seedPendingDeliveries(file, options.pendingDeliveries, receiver.url)
+  const mock = await startMock(file)
+  try {
+    const deadline = performance.now() + options.callbackWindowSeconds * 1000
+    while (receiver.arrivals.size < options.pendingDeliveries && performance.now() < deadline) await sleep(20)
+    const times = [...receiver.arrivals.values()].sort((a, b) => a - b)
+    if (times.length < 2) throw new Error(`only ${times.length} callbacks arrived`)
+    const perSecond = (times.length - 1) / ((times[times.length - 1]! - times[0]!) / 1000)
+    return { perSecond, delivered: times.length }
+  } finally {
+    await mock.stop()
+    await receiver.close()
+  }
+}
+
+/** From the answer to a pay move to the receiver holding the signed callback, one order at a time, idle. */
+const payToCallback = async (options: GrowthOptions) => {
+  const receiver = await startReceiver()
+  const mock = await startMock(":memory:")
+  try {
+    await fetch(`${mock.url}/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ notifyUrl: receiver.url })
+    })
+    const latencies: Array<number> = []
+    for (let i = 0; i < options.latencyOrders; i++) {
+      const body = JSON.stringify({ orderId: `latency-${i}`, amount: "10.00", currency: "USD" })
+      const created = (await (
+        await fetch(`${mock.url}${CREATE_ORDER_PATH}`, { method: "POST", headers: signCreate(body), body })
+      ).json()) as { data: { orderSn: string } }
+      const orderSn = created.data.orderSn
+      await (await fetch(`${mock.url}/dev/orders/${orderSn}/pay`, { method: "POST" })).text()
+      const paidAt = performance.now()
+      while (!receiver.arrivals.has(orderSn) && performance.now() < paidAt + 10_000) await sleep(1)
+      const arrived = receiver.arrivals.get(orderSn)
+      if (arrived === undefined) throw new Error(`no callback for ${orderSn} within 10 s`)
+      latencies.push(Math.max(0, arrived - paidAt))
+    }
+    return latencies
+  } finally {
+    await mock.stop()
+    await receiver.close()
+  }
+}
+
+export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> => {
+  const latency = await createLatency(options)
+  const callbacks = await callbackRate(options)
+  const signRate = rawSignRate(1)
+  const payLatencies = await payToCallback(options)
+  return {
+    targets: {
+      "create p50 with many orders / empty": atMost(
+        latency.ratio,
+        1.5,
+        "x",
+        `p50 create latency (1 connection) with ${options.seededOrders} orders seeded into the SQLite file over an empty one, median of per-round ratios`
+      ),
+      "callbacks/s with many pending / raw signatures/s": atLeast(
+        callbacks.perSecond / signRate,
+        0.5,
+        "x",
+        `callbacks delivered per second to a local receiver with ${options.pendingDeliveries} pending, over node:crypto signatures per second in one thread (each callback is one signature)`
+      ),
+      "pay-to-callback p95, idle": atMost(
+        quantile(payLatencies, 0.95),
+        10,
+        "ms",
+        `from the pay move's answer to the receiver holding the callback, ${options.latencyOrders} orders one at a time`
+      )
+    },
+    figures: {
+      createLatency: latency.figures,
+      callbacks: {
+        pending: options.pendingDeliveries,
+        delivered: callbacks.delivered,
+        perSecond: round(callbacks.perSecond, 1),
+        rawSignaturesPerSecond: round(signRate, 1)
+      },
+      payToCallbackMs: {
+        median: round(median(payLatencies), 2),
+        p95: round(quantile(payLatencies, 0.95), 2),
+        max: round(Math.max(...payLatencies), 2)
+      }
+    }
+  }
+}

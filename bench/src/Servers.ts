@@ -1,0 +1,198 @@
+// Every server under test runs as its own process, started here: the mock (the way `pnpm mock`
+// starts it), the bare verifying server and Prism. Each is ready when it answers HTTP; its RSS is
+// read from /proc and a GC is asked of it by signal (see servers/GcOnSignal.mjs).
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { createServer } from "node:net"
+
+export const ROOT = new URL("../../", import.meta.url).pathname
+const here = (path: string) => new URL(path, import.meta.url).pathname
+
+/**
+ * How `pnpm mock` runs the mock on this branch, as Node arguments from the repository root. The one
+ * place to change when the mock starts from built JavaScript (`apps/cli/dist/bin.js mock`).
+ */
+export const MOCK_COMMAND: ReadonlyArray<string> = ["--import", "tsx", "apps/mock-server/src/main.ts"]
+
+/** The mock's flags for one run: production unless told, on the given port and database. */
+export const mockArgs = (options: {
+  readonly port: number
+  readonly db: string
+  readonly environment?: string
+  readonly extra?: ReadonlyArray<string>
+}): ReadonlyArray<string> => [
+  ...MOCK_COMMAND,
+  "--env",
+  options.environment ?? "production",
+  "--port",
+  String(options.port),
+  "--db",
+  options.db,
+  ...(options.extra ?? [])
+]
+
+export const TEST_MERCHANT_APP_KEY = "7e57c0de-0000-4000-8000-000000000001"
+export const CREATE_ORDER_PATH = "/openapi/v2/order/create"
+export const testMerchantKeyFile = (name: "private" | "public") =>
+  `${ROOT}apps/mock-server/test-merchant/TEST-ONLY-${name}-key.pem`
+
+/** A port that was free a moment ago (the servers under test need it before they print anything). */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+export interface Running {
+  readonly name: string
+  readonly url: string
+  readonly pid: number
+  /** Milliseconds from spawn to the first answer that counts as ready. */
+  readonly readyMs: number
+  /** Resident set size now, in MB, from /proc. */
+  readonly rssMb: () => number
+  /** Asks for a full GC and resolves once it ran (only for servers started with `gc: true`). */
+  readonly gc: () => Promise<void>
+  readonly stop: () => Promise<void>
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Spawns `node <nodeArgs>` from the repository root and resolves once `GET url + readyPath` answers
+ * with a status `ready` accepts, polling every few milliseconds from the moment of the spawn.
+ */
+export const startServer = async (options: {
+  readonly name: string
+  readonly nodeArgs: ReadonlyArray<string>
+  readonly port: number
+  readonly readyPath: string
+  readonly ready: (status: number) => boolean
+  /** Preload the GC-on-signal hook with --expose-gc. */
+  readonly gc?: boolean
+  /** Default 3 minutes: a cold start with the loader's transforms on a saturated machine is slow. */
+  readonly timeoutMs?: number
+}): Promise<Running> => {
+  const url = `http://127.0.0.1:${options.port}`
+  const flags = options.gc === true ? ["--expose-gc", "--import", here("./servers/GcOnSignal.mjs")] : []
+  const started = performance.now()
+  const child: ChildProcess = spawn(process.execPath, [...flags, ...options.nodeArgs], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NODE_ENV: "production" }
+  })
+  let tail = ""
+  let gcWaiters: Array<() => void> = []
+  child.stdout!.on("data", (chunk: Buffer) => {
+    const text = chunk.toString()
+    if (text.includes("pc-bench:gc-done")) {
+      for (const resolve of gcWaiters) resolve()
+      gcWaiters = []
+    }
+    tail = (tail + text).slice(-4_000)
+  })
+  child.stderr!.on("data", (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4_000)
+  })
+  let exited: number | null | undefined
+  child.once("exit", (code) => {
+    exited = code
+  })
+  const deadline = started + (options.timeoutMs ?? 180_000)
+  let readyMs: number | undefined
+  while (readyMs === undefined) {
+    if (exited !== undefined) throw new Error(`${options.name} exited with ${exited} before it was ready:\n${tail}`)
+    if (performance.now() > deadline) {
+      child.kill("SIGKILL")
+      throw new Error(`${options.name} was not ready within ${options.timeoutMs ?? 180_000} ms:\n${tail}`)
+    }
+    try {
+      const response = await fetch(`${url}${options.readyPath}`, { signal: AbortSignal.timeout(2_000) })
+      await response.arrayBuffer()
+      if (options.ready(response.status)) readyMs = performance.now() - started
+    } catch {
+      await sleep(5)
+    }
+  }
+  const pid = child.pid!
+  return {
+    name: options.name,
+    url,
+    pid,
+    readyMs,
+    rssMb: () => {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8")
+      const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)
+      return kb === null ? Number.NaN : Number(kb[1]) / 1024
+    },
+    gc: () =>
+      new Promise<void>((resolve, reject) => {
+        if (options.gc !== true) return reject(new Error(`${options.name} was started without the GC hook`))
+        gcWaiters.push(resolve)
+        child.kill("SIGUSR2")
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited !== undefined) return resolve()
+        const force = setTimeout(() => child.kill("SIGKILL"), 5_000)
+        child.once("exit", () => {
+          clearTimeout(force)
+          resolve()
+        })
+        child.kill("SIGTERM")
+      })
+  }
+}
+
+/** The mock, production unless told, on `db`, as `pnpm mock` runs it; ready at its first `/healthz` 200. */
+export const startMock = async (
+  db: string,
+  options: { readonly environment?: string; readonly gc?: boolean; readonly extra?: ReadonlyArray<string> } = {}
+): Promise<Running> => {
+  const port = await freePort()
+  return startServer({
+    name: "mock",
+    nodeArgs: mockArgs({ port, db, ...options }),
+    port,
+    readyPath: "/healthz",
+    ready: (status) => status === 200,
+    gc: options.gc ?? false
+  })
+}
+
+/** The bare verifying server; any HTTP answer means it listens. */
+export const startBare = async (): Promise<Running> => {
+  const port = await freePort()
+  return startServer({
+    name: "bare",
+    nodeArgs: ["--import", "tsx", here("./servers/BareServer.ts"), testMerchantKeyFile("public"), String(port)],
+    port,
+    readyPath: "/",
+    ready: () => true,
+    gc: true
+  })
+}
+
+/**
+ * Prism (`@stoplight/prism-cli`, the bench's devDependency) mocking the document at `openApiFile`:
+ * static examples, no signature check, no storage. Ready once it answers `/healthz` from the document.
+ */
+export const startPrism = async (openApiFile: string): Promise<Running> => {
+  const port = await freePort()
+  const manifest = createRequire(import.meta.url).resolve("@stoplight/prism-cli/package.json")
+  const bin = new URL("./dist/index.js", `file://${manifest}`).pathname
+  return startServer({
+    name: "prism",
+    nodeArgs: [bin, "mock", "--host", "127.0.0.1", "--port", String(port), openApiFile],
+    port,
+    readyPath: "/healthz",
+    ready: (status) => status === 200,
+    gc: true
+  })
+}

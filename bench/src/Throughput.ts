@@ -1,0 +1,141 @@
+// Signed creates against three servers, each its own process, loaded by wrk in another: the bare
+// verifying server (the limit), the mock (production, SQLite file) and Prism serving the mock's own
+// `/openapi.json`. 32 connections and 1, alternating rounds, medians of per-round ratios; the
+// mock's RSS under load, and after many requests and a GC against after the warm-up and a GC.
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { atLeast, atMost, type SuiteResult } from "./Results.js"
+import { type Running, startBare, startMock, startPrism } from "./Servers.js"
+import { median, round } from "./Stats.js"
+import { type LoadResult, runLoad } from "./Wrk.js"
+
+export interface ThroughputOptions {
+  readonly dir: string
+  /** The wrk script cycling through the signed pool. */
+  readonly script: string
+  readonly rounds: number
+  readonly seconds: number
+  readonly oneConnectionSeconds: number
+  /** Requests the mock must have served before its RSS is read again after a GC. */
+  readonly rssRequests: number
+  /** The longest the top-up to `rssRequests` may run. */
+  readonly rssMaxSeconds: number
+  readonly prism: boolean
+}
+
+const summary = (runs: ReadonlyArray<LoadResult>) => ({
+  requestsPerSecond: round(median(runs.map((r) => r.requestsPerSecond)), 0),
+  p50Ms: round(median(runs.map((r) => r.p50Ms)), 2),
+  p99Ms: round(median(runs.map((r) => r.p99Ms)), 2),
+  peakRssMb: round(Math.max(...runs.map((r) => r.peakRssMb)), 1),
+  rounds: runs.map((r) => round(r.requestsPerSecond, 0))
+})
+
+export const throughputSuite = async (options: ThroughputOptions): Promise<SuiteResult> => {
+  const servers: Array<Running> = []
+  try {
+    const bare = await startBare()
+    servers.push(bare)
+    const mock = await startMock(join(options.dir, "throughput.sqlite"), { gc: true })
+    servers.push(mock)
+    let prism: Running | undefined
+    let prismSkipped: string | undefined
+    if (options.prism) {
+      const openApi = join(options.dir, "openapi.json")
+      writeFileSync(openApi, await (await fetch(`${mock.url}/openapi.json`)).text())
+      try {
+        prism = await startPrism(openApi)
+        servers.push(prism)
+      } catch (error) {
+        prismSkipped = error instanceof Error ? error.message.split("\n")[0] : String(error)
+      }
+    }
+    const peers = [bare, mock, ...(prism === undefined ? [] : [prism])]
+    const served = new Map<string, number>(peers.map((s) => [s.name, 0]))
+    const load = async (server: Running, connections: number, seconds: number) => {
+      const result = await runLoad(server, options.script, { connections, seconds })
+      served.set(server.name, served.get(server.name)! + result.requests)
+      return result
+    }
+
+    // Warm-up (JIT, SQLite pages, first-pass inserts), then the mock's settled memory.
+    for (const server of peers) await load(server, 32, 1)
+    await mock.gc()
+    const rssAfterWarmUp = mock.rssMb()
+
+    const many = new Map<string, Array<LoadResult>>(peers.map((s) => [s.name, []]))
+    const one = new Map<string, Array<LoadResult>>(peers.map((s) => [s.name, []]))
+    for (let round = 0; round < options.rounds; round++) {
+      for (const server of peers) many.get(server.name)!.push(await load(server, 32, options.seconds))
+    }
+    for (let round = 0; round < options.rounds; round++) {
+      for (const server of peers) one.get(server.name)!.push(await load(server, 1, options.oneConnectionSeconds))
+    }
+    const ratio = (runs: Map<string, Array<LoadResult>>, name: string, pick: (r: LoadResult) => number) =>
+      median(runs.get(name)!.map((r, i) => pick(r) / pick(runs.get("bare")![i]!)))
+
+    // Many more requests, then the mock's memory after a GC again: growth here is a leak.
+    const topUpStart = performance.now()
+    while (served.get("mock")! < options.rssRequests && performance.now() - topUpStart < options.rssMaxSeconds * 1000) {
+      await load(mock, 32, Math.min(30, Math.max(1, options.rssMaxSeconds - (performance.now() - topUpStart) / 1000)))
+    }
+    await mock.gc()
+    const rssAfterMany = mock.rssMb()
+    const mockRequests = served.get("mock")!
+    const rssChange = Math.abs(rssAfterMany - rssAfterWarmUp) / rssAfterWarmUp
+
+    const mockMany = summary(many.get("mock")!)
+    const targets = {
+      "mock/bare creates/s, 32 connections": atLeast(
+        ratio(many, "mock", (r) => r.requestsPerSecond),
+        0.5,
+        "x",
+        "signed creates per second of the mock (production, SQLite file) over the bare verifying server's, median of per-round ratios"
+      ),
+      "mock/bare creates/s, 1 connection": atLeast(
+        ratio(one, "mock", (r) => r.requestsPerSecond),
+        0.5,
+        "x",
+        "the same with one connection"
+      ),
+      "mock/bare p99 latency, 32 connections": atMost(
+        ratio(many, "mock", (r) => r.p99Ms),
+        3,
+        "x",
+        "the mock's 99th percentile latency over the bare server's"
+      ),
+      "mock RSS under load": atMost(mockMany.peakRssMb, 150, "MB", "largest RSS of the mock sampled during its runs"),
+      "mock RSS change after many requests and a GC": atMost(
+        mockRequests >= options.rssRequests ? rssChange : Number.POSITIVE_INFINITY,
+        0.1,
+        "x",
+        `|RSS after ${mockRequests} requests and a GC - RSS after the warm-up and a GC| / the latter; missed when fewer than ${options.rssRequests} requests were served within ${options.rssMaxSeconds} s`
+      ),
+      ...(prism === undefined
+        ? {}
+        : {
+            "mock/Prism creates/s, 32 connections": atLeast(
+              median(many.get("mock")!.map((r, i) => r.requestsPerSecond / many.get("prism")![i]!.requestsPerSecond)),
+              1,
+              "x",
+              "the mock (which verifies and stores) over Prism (which does neither), same requests"
+            )
+          })
+    }
+    return {
+      targets,
+      figures: {
+        connections32: Object.fromEntries(peers.map((s) => [s.name, summary(many.get(s.name)!)])),
+        connections1: Object.fromEntries(peers.map((s) => [s.name, summary(one.get(s.name)!)])),
+        mockRss: {
+          afterWarmUpAndGcMb: round(rssAfterWarmUp, 1),
+          afterManyAndGcMb: round(rssAfterMany, 1),
+          requests: mockRequests
+        },
+        prism: prism === undefined ? { skipped: prismSkipped ?? "not requested" } : { version: "5.14" }
+      }
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+  }
+}

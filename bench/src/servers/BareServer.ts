@@ -1,0 +1,44 @@
+// The limit the mock is measured against: a bare node:http server that does the irreducible work of
+// a signed create (read the body, verify SHA256withRSA over the string to sign, parse the JSON,
+// answer the envelope) and nothing else: no storage, no timestamp window, no validation.
+// Usage: node --import tsx BareServer.ts <public key PEM file> <port>
+import { createPublicKey, verify } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+
+const key = createPublicKey(readFileSync(process.argv[2]!, "utf8"))
+let orders = 0
+const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  const chunks: Array<Buffer> = []
+  req.on("data", (chunk: Buffer) => chunks.push(chunk))
+  req.on("end", () => {
+    const body = Buffer.concat(chunks).toString("utf8")
+    const text = `${req.method} ${req.url}\n${req.headers["x-r-ak"]}.${req.headers["x-r-ts"]}.${body}`
+    const signature = Buffer.from(String(req.headers["x-r-signature"] ?? ""), "base64")
+    let payload: unknown
+    let status = 200
+    if (!verify("sha256", Buffer.from(text), key, signature)) {
+      status = 401
+      payload = { code: "signError", msg: "signature verification failed", data: null }
+    } else {
+      try {
+        const order = JSON.parse(body) as { orderId: string }
+        payload = {
+          code: "SUCCESS",
+          msg: null,
+          data: {
+            orderSn: `PC${++orders}`,
+            outerOrder: order.orderId,
+            h5Url: `http://127.0.0.1/h5/checkout/PC${orders}`
+          }
+        }
+      } catch {
+        status = 400
+        payload = { code: "paramError", msg: "body is not JSON", data: null }
+      }
+    }
+    res.writeHead(status, { "content-type": "application/json" })
+    res.end(JSON.stringify(payload))
+  })
+})
+server.listen(Number(process.argv[3] ?? 0), "127.0.0.1")

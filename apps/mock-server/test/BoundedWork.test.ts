@@ -2,7 +2,8 @@
 // measured in the mock's own process with perf_hooks) does not grow with nesting depth. Depth 100
 // and depth 10,000 are sent with bodies of the same size, alternately, and compared as a ratio
 // against each other (no absolute wall-clock bound).
-import { Canonical, Wire } from "@pc/core"
+import { Canonical } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"

@@ -3,7 +3,7 @@
 // restart on the same file each time. At the end every final order has its callback delivered with
 // a valid signature, no order is lost, duplicated or half-written, and every attempt the receiver
 // saw is recorded. Seeded: CRASH_SEED replays a run, CRASH_KILLS sets the number of kills.
-import { Wire } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { build } from "esbuild"
 import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"

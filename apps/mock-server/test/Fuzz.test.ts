@@ -6,7 +6,8 @@
 // code and HTTP status of CONTRACT.md's table, never a 5xx, never a hang; the process stays up.
 //
 // Seeded and bounded: FUZZ_SEED replays a run, FUZZ_RUNS sets the number of cases (default 5,000).
-import { Canonical, ErrorCode, Wire } from "@pc/core"
+import { Canonical, ErrorCode } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"

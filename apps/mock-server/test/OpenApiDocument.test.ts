@@ -2,7 +2,8 @@
 // validator), the callbacks as webhooks with their signing rules, the signature headers as security,
 // and an example on every request and response body.
 import { Validator } from "@seriousme/openapi-schema-validator"
-import { Headers, Wire } from "@pc/core"
+import { Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningMock, startMock } from "./support/mock.js"
 

@@ -3,7 +3,8 @@
  * implement (OpenAPI 3.1 `webhooks`), the four signature headers as security schemes, and an
  * example on every request and response body (taken from the schemas' own examples).
  */
-import { Headers, Wire } from "@pc/core"
+import { Headers } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { JSONSchema } from "effect"
 
 type Json = Record<string, unknown>

@@ -281,7 +281,9 @@ describe("the mock as a process", () => {
       )
       expect(second.output()).not.toContain("listening on")
       // Process start-up (tsx) included: no long wait for SQLite's busy timeout.
-      expect(Date.now() - started).toBeLessThan(10_000)
+      // "At once": it does not wait for the lock. Its start alone took over 10 s on a loaded machine,
+      // so the bound is the start's hang guard, not a speed target.
+      expect(Date.now() - started).toBeLessThan(START_TIMEOUT_MS)
 
       const { orderSn } = await newPaidOrder(first.url)
       const order = await dev<Wire.Order>(first.url, "GET", `/dev/orders/${orderSn}`)

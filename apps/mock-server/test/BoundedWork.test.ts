@@ -2,12 +2,11 @@
 // measured in the mock's own process with perf_hooks) does not grow with nesting depth. Depth 100
 // and depth 10,000 are sent with bodies of the same size, alternately, and compared as a ratio
 // against each other (no absolute wall-clock bound).
-import { Canonical } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
-import { type RunningMock, startLoggedMock, testMerchantSigner } from "./support/mock.js"
+import { type RunningMock, signCreateOrder, startLoggedMock, testMerchantSigner } from "./support/mock.js"
 import { findSecrets } from "./support/secrets.js"
 
 const SHALLOW = 100
@@ -49,17 +48,7 @@ const post = async (path: string, body: string, headers: Record<string, string>)
 
 const signedHeaders = async (body: string, valid: boolean) => {
   const timestamp = String(Date.now())
-  const signature = valid
-    ? await signer.sign(
-        Canonical.requestStringToSign({
-          method: "POST",
-          path: Wire.CREATE_ORDER_PATH,
-          appKey: TEST_MERCHANT_APP_KEY,
-          timestamp,
-          body
-        })
-      )
-    : Buffer.alloc(256, 7).toString("base64")
+  const signature = valid ? await signCreateOrder(signer, { timestamp, body }) : Buffer.alloc(256, 7).toString("base64")
   return { "X-R-AK": TEST_MERCHANT_APP_KEY, "X-R-TS": timestamp, "X-R-KEY-VERSION": "1", "X-R-Signature": signature }
 }
 

@@ -6,7 +6,7 @@
 import * as Wire from "@pc/core/Wire"
 import { build } from "esbuild"
 import { Schema } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -23,6 +23,7 @@ import {
   verifyCallback,
   waitUntil
 } from "./support/receiver.js"
+import { spawnNode } from "./support/process.js"
 import { findSecrets } from "./support/secrets.js"
 
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -75,8 +76,11 @@ afterAll(async () => {
 
 /** Starts the bundled mock on `db` and resolves with its URL once it prints its ready line. */
 const spawnMock = async (db: string) => {
-  const child = spawn(
-    process.execPath,
+  const {
+    child,
+    output: read,
+    exited
+  } = spawnNode(
     [
       join(bundleDir, "main.mjs"),
       "--env",
@@ -90,22 +94,14 @@ const spawnMock = async (db: string) => {
       "--callback-timeout-ms",
       "1000"
     ],
-    { cwd: PACKAGE, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } }
+    PACKAGE
   )
   children.add(child)
-  let output = ""
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk
-  })
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   const url = await waitUntil(
     () => {
-      const match = /Payment Connect mock listening on (http:\/\/\S+)/.exec(output)
+      const match = /Payment Connect mock listening on (http:\/\/\S+)/.exec(read())
       if (match !== null) return match[1]!
-      if (child.exitCode !== null) throw new Error(`the mock exited before it was ready:\n${output}`)
+      if (child.exitCode !== null) throw new Error(`the mock exited before it was ready:\n${read()}`)
       return undefined
     },
     { timeoutMs: 60_000, intervalMs: 20, what: "the mock's ready line" }
@@ -115,7 +111,7 @@ const spawnMock = async (db: string) => {
     kill: async () => {
       child.kill("SIGKILL")
       await exited
-      outputs.push(output)
+      outputs.push(read())
     }
   }
 }

@@ -4,12 +4,12 @@
 import * as Wire from "@pc/core/Wire"
 import { KeyPair } from "@pc/crypto-node"
 import { Schema } from "effect"
-import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readyMessage } from "../src/Ready.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, type RunningMock, startLoggedMock } from "./support/mock.js"
+import { spawnNode } from "./support/process.js"
 import { findSecrets } from "./support/secrets.js"
 
 const logs: Array<string> = []
@@ -122,29 +122,21 @@ describe("bound to 0.0.0.0 without --dev-token", () => {
 describe("the mock as a process bound to 0.0.0.0", () => {
   it("prints the warning and a working token at start-up", async () => {
     const root = fileURLToPath(new URL("../../../", import.meta.url))
-    const child = spawn(
-      process.execPath,
+    const { child, output: read } = spawnNode(
       ["--import", "tsx", "apps/mock-server/src/main.ts", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"],
-      { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } }
+      root
     )
     try {
-      let output = ""
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        output += chunk
-      })
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        output += chunk
-      })
       const ready = await new Promise<string>((resolve, reject) => {
         const timer = setInterval(() => {
-          if (/developer token: +\S+/.test(output)) {
+          if (/developer token: +\S+/.test(read())) {
             clearInterval(timer)
-            resolve(output)
+            resolve(read())
           }
         }, 20)
         child.once("exit", () => {
           clearInterval(timer)
-          reject(new Error(`the mock exited:\n${output}`))
+          reject(new Error(`the mock exited:\n${read()}`))
         })
       })
       outputs.push(ready)

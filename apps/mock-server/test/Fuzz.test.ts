@@ -6,12 +6,12 @@
 // code and HTTP status of CONTRACT.md's table, never a 5xx, never a hang; the process stays up.
 //
 // Seeded and bounded: FUZZ_SEED replays a run, FUZZ_RUNS sets the number of cases (default 5,000).
-import { Canonical, ErrorCode } from "@pc/core"
+import { ErrorCode } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
-import { type RunningMock, startLoggedMock, testMerchantSigner } from "./support/mock.js"
+import { type RunningMock, signCreateOrder, startLoggedMock, testMerchantSigner } from "./support/mock.js"
 import { type RawAnswer, rawExchange } from "./support/raw.js"
 import { findSecrets } from "./support/secrets.js"
 
@@ -29,16 +29,7 @@ beforeAll(async () => {
   mock = await startLoggedMock(logs, { environment: "production" })
   port = Number(new URL(mock.url).port)
   const signer = await testMerchantSigner()
-  sign = (timestamp, body) =>
-    signer.sign(
-      Canonical.requestStringToSign({
-        method: "POST",
-        path: Wire.CREATE_ORDER_PATH,
-        appKey: TEST_MERCHANT_APP_KEY,
-        timestamp,
-        body
-      })
-    )
+  sign = (timestamp, body) => signCreateOrder(signer, { timestamp, body })
 })
 afterAll(async () => {
   await mock?.close()
@@ -387,7 +378,13 @@ it(`answers ${RUNS} fuzzed requests with the envelope, never a 5xx or a hang, an
         codes.set(code, (codes.get(code) ?? 0) + 1)
       }
     }),
-    { numRuns: RUNS, seed: SEED, endOnFailure: true }
+    {
+      numRuns: RUNS,
+      seed: SEED,
+      endOnFailure: true,
+      // FUZZ_PATH (printed by fast-check on a failure) replays just the failing case.
+      ...(process.env.FUZZ_PATH === undefined ? {} : { path: process.env.FUZZ_PATH })
+    }
   )
   console.log(`fuzz: ${cases} cases, codes ${JSON.stringify(Object.fromEntries(codes))}`)
   expect(cases).toBe(RUNS)

@@ -98,14 +98,18 @@ export const headerRuleViolation = (request: {
   return undefined
 }
 
-const respond = (res: ServerResponse, early: EarlyAnswer): void => {
+/**
+ * Answers a request whose framing is intact: its body is read and dropped, and the connection stays
+ * usable. Closing it instead, with the body still arriving, makes the kernel reset the connection,
+ * and a reset can discard the answer before the client reads it.
+ */
+const respond = (req: IncomingMessage, res: ServerResponse, early: EarlyAnswer): void => {
+  req.resume()
   const body = JSON.stringify({ code: early.code, msg: early.msg, data: null })
-  res.shouldKeepAlive = false
   res.writeHead(early.status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
-    [REQUEST_ID_HEADER]: randomUUID(),
-    connection: "close"
+    [REQUEST_ID_HEADER]: randomUUID()
   })
   res.end(body)
 }
@@ -128,8 +132,7 @@ export const withEnvelopeForClientErrors = (server: Server): Server => {
     socket.end(clientErrorResponse(error.code))
   })
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    req.resume()
-    respond(res, answer("paramError", "the Expect header is not supported (only 100-continue)", 417))
+    respond(req, res, answer("paramError", "the Expect header is not supported (only 100-continue)", 417))
   })
   server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
     if (!socket.writable) return socket.destroy()
@@ -143,8 +146,7 @@ export const withEnvelopeForClientErrors = (server: Server): Server => {
       const [req, res] = args as [IncomingMessage, ServerResponse]
       const violation = headerRuleViolation(req)
       if (violation !== undefined) {
-        req.resume()
-        respond(res, violation)
+        respond(req, res, violation)
         return true
       }
     }

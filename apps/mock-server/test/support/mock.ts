@@ -29,6 +29,21 @@ export const startLoggedMock = (lines: Array<string>, overrides: Partial<MockCon
 
 export const testMerchantSigner = (): Promise<Crypto.Signer> => NodeCrypto.importPrivateKey(testMerchantPrivateKeyPem())
 
+/** The X-R-Signature of a create-order request with this exact body and timestamp (test merchant by default). */
+export const signCreateOrder = (
+  signer: Crypto.Signer,
+  input: { readonly timestamp: string; readonly body: string; readonly appKey?: string }
+): Promise<string> =>
+  signer.sign(
+    Canonical.requestStringToSign({
+      method: "POST",
+      path: Wire.CREATE_ORDER_PATH,
+      appKey: input.appKey ?? TEST_MERCHANT_APP_KEY,
+      timestamp: input.timestamp,
+      body: input.body
+    })
+  )
+
 export interface SignedRequestOptions {
   readonly appKey?: string
   readonly keyVersion?: number | string
@@ -54,11 +69,7 @@ export const createOrder = async (
   const timestamp = String(options.timestamp ?? Date.now())
   const signer = options.signer ?? (await testMerchantSigner())
   const signature =
-    options.signature === undefined
-      ? await signer.sign(
-          Canonical.requestStringToSign({ method: "POST", path: Wire.CREATE_ORDER_PATH, appKey, timestamp, body })
-        )
-      : options.signature
+    options.signature === undefined ? await signCreateOrder(signer, { appKey, timestamp, body }) : options.signature
   const headers: Record<string, string> = {
     [Headers.RequestHeaders.appKey]: appKey,
     [Headers.RequestHeaders.timestamp]: timestamp,

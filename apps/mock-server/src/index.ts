@@ -3,3 +3,5 @@ export { ConfigError, check, defaultDbFile, defaults, fromArgs, type MockConfigS
 export { main, readyMessage, run } from "./main.js"
 export { start, type Started } from "./Server.js"
 export { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem, testMerchantPublicKeyPem } from "./TestMerchant.js"
+export * as MockClient from "./client/MockClient.js"
+export * as WireErrors from "./http/WireErrors.js"

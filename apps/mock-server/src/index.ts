@@ -11,3 +11,5 @@ export {
   testMerchantPublicKeyFile,
   testMerchantPublicKeyPem
 } from "./TestMerchant.js"
+export * as MockClient from "./client/MockClient.js"
+export * as WireErrors from "./http/WireErrors.js"

@@ -7,59 +7,16 @@ import { generateKeyPairSync, randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type * as S from "../src/api/Schemas.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
 
-interface MerchantKeyView {
-  readonly version: number
-  readonly status: "active" | "disabled"
-  readonly uploadedAt: string
-}
-
-interface MerchantView {
-  readonly appKey: string
-  readonly notifyUrl: string | null
-  readonly keys: ReadonlyArray<MerchantKeyView>
-}
-
-interface PlatformKeyView {
-  readonly environment: string
-  readonly version: number
-  readonly publicKeyPem: string
-  readonly status: "current" | "published" | "retired"
-}
-
-interface OrderView {
-  readonly orderSn: string
-  readonly outerOrder: string
-  readonly amount: string
-  readonly currency: string
-  readonly status: string
-  readonly createdAt: string
-  readonly updatedAt: string
-}
-
-interface AttemptView {
-  readonly attempt: number
-  readonly at: string
-  readonly url: string | null
-  readonly httpStatus: number | null
-  readonly error: string | null
-  readonly keyVersion: number | null
-  readonly durationMs: number
-}
-
-interface DeliveryView {
-  readonly id: string
-  readonly orderSn: string
-  readonly eventId: string
-  readonly eventType: string
-  readonly status: "pending" | "delivered" | "failed"
-  readonly attemptCount: number
-  readonly lastError: string | null
-  readonly body: string
-  readonly attempts: ReadonlyArray<AttemptView>
-}
+// The answers' types come from the mock's own Schemas (the ones its typed client decodes with);
+// the assertions below still read the raw envelopes, since the wire bytes are the contract.
+type MerchantView = typeof S.Merchant.Type
+type PlatformKeyView = typeof S.PlatformKey.Type
+type OrderView = typeof S.Order.Type
+type DeliveryView = typeof S.Delivery.Type
 
 interface Answer<T> {
   readonly status: number

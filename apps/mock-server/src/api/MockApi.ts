@@ -85,7 +85,7 @@ const createOrder = HttpApiEndpoint.post("createOrder", CoreWire.CREATE_ORDER_PA
   )
 
 /** `/openapi/v2/*`: the service's own API. */
-export class ServiceApi extends HttpApiGroup.make("api", { topLevel: true })
+export class ServiceApi extends HttpApiGroup.make("api")
   .add(createOrder)
   .annotateContext(OpenApi.annotations({ title: "API", description: "The service's own API (spec 4.2)." })) {}
 
@@ -105,7 +105,7 @@ const move = <const Name extends string>(name: Name, verb: string, to: string) =
     )
 
 /** `/dev/*`: the developer menu of the merchant platform, mock only. */
-export class DevMenu extends HttpApiGroup.make("dev", { topLevel: true })
+export class DevMenu extends HttpApiGroup.make("dev")
   .add(
     HttpApiEndpoint.post("createMerchant", "/dev/merchants")
       .setPayload(S.MerchantCreate)
@@ -217,7 +217,7 @@ const checkoutButton = <const Name extends string>(name: Name, verb: "pay" | "fa
     )
 
 /** `/h5/*`: the hosted checkout pages (`h5Url`). */
-export class Checkout extends HttpApiGroup.make("checkout", { topLevel: true })
+export class Checkout extends HttpApiGroup.make("checkout")
   .add(
     HttpApiEndpoint.get("checkoutPage", "/h5/checkout/:orderSn")
       .setPath(orderSnPath)
@@ -230,7 +230,7 @@ export class Checkout extends HttpApiGroup.make("checkout", { topLevel: true })
   .annotateContext(OpenApi.annotations({ title: "Checkout", description: "The hosted checkout pages." })) {}
 
 /** The mock's own routes: its documents and its liveness. */
-export class ServiceRoutes extends HttpApiGroup.make("service", { topLevel: true })
+export class ServiceRoutes extends HttpApiGroup.make("service")
   .add(
     HttpApiEndpoint.get("openApi", "/openapi.json")
       .addSuccess(

@@ -4,9 +4,11 @@
 import { Canonical, type Crypto, Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Delivery, PlatformKey } from "../../src/api/Schemas.js"
+import * as MockClient from "../../src/client/MockClient.js"
 
 /** One request the receiver got, exactly as it arrived. */
 export interface ReceivedRequest {
@@ -141,21 +143,12 @@ export const waitUntil = async <T>(
   }
 }
 
-/** A platform key as `GET /dev/platform-keys` publishes it. */
-export interface PublishedPlatformKey {
-  readonly environment: string
-  readonly version: number
-  readonly publicKeyPem: string
-  readonly status: "current" | "published" | "retired"
-}
+/** A platform key as `GET /dev/platform-keys` publishes it (typed by the mock's own Schema). */
+export type PublishedPlatformKey = typeof PlatformKey.Type
 
-/** The environment's published platform keys. */
-export const fetchPlatformKeys = async (baseUrl: string): Promise<ReadonlyArray<PublishedPlatformKey>> => {
-  const response = await fetch(`${baseUrl}/dev/platform-keys`)
-  const json = (await response.json()) as Wire.Envelope<ReadonlyArray<PublishedPlatformKey>>
-  if (json.code !== "SUCCESS" || json.data === null) throw new Error(`GET /dev/platform-keys answered ${json.code}`)
-  return json.data
-}
+/** The environment's published platform keys, through the typed client. */
+export const fetchPlatformKeys = (baseUrl: string): Promise<ReadonlyArray<PublishedPlatformKey>> =>
+  MockClient.run(baseUrl, (client) => Effect.map(client.dev.listPlatformKeys(), (answer) => answer.data))
 
 /** The merchant's key ring for callbacks: platform public keys by version, imported once. */
 export const platformVerifiers = async (baseUrl: string): Promise<ReadonlyMap<number, Crypto.Verifier>> => {
@@ -237,34 +230,11 @@ export const orderSnOf = (request: ReceivedRequest): string | undefined => {
   }
 }
 
-/** A delivery as `GET /dev/callbacks` shows it. */
-export interface DeliveryView {
-  readonly id: string
-  readonly orderSn: string
-  readonly eventId: string
-  readonly eventType: string
-  readonly status: "pending" | "delivered" | "failed"
-  readonly attemptCount: number
-  readonly nextAttemptAt: string | null
-  readonly lastError: string | null
-  readonly createdAt: string
-  readonly deliveredAt: string | null
-  readonly body: string
-  readonly attempts: ReadonlyArray<{
-    readonly attempt: number
-    readonly at: string
-    readonly url: string | null
-    readonly httpStatus: number | null
-    readonly error: string | null
-    readonly keyVersion: number | null
-    readonly durationMs: number
-  }>
-}
+/** A delivery as `GET /dev/callbacks` shows it (typed by the mock's own Schema). */
+export type DeliveryView = typeof Delivery.Type
 
-/** The deliveries of one order. */
-export const deliveriesOf = async (baseUrl: string, orderSn: string): Promise<ReadonlyArray<DeliveryView>> => {
-  const response = await fetch(`${baseUrl}/dev/callbacks?orderSn=${encodeURIComponent(orderSn)}`)
-  const json = (await response.json()) as Wire.Envelope<ReadonlyArray<DeliveryView>>
-  if (json.code !== "SUCCESS" || json.data === null) throw new Error(`GET /dev/callbacks answered ${json.code}`)
-  return json.data
-}
+/** The deliveries of one order, through the typed client. */
+export const deliveriesOf = (baseUrl: string, orderSn: string): Promise<ReadonlyArray<DeliveryView>> =>
+  MockClient.run(baseUrl, (client) =>
+    Effect.map(client.dev.listCallbacks({ urlParams: { orderSn } }), (answer) => answer.data)
+  )

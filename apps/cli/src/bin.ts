@@ -10,12 +10,17 @@ import { createRequire } from "node:module"
 import { callbacks } from "./commands/callbacks.js"
 import { config } from "./commands/config.js"
 import { keys } from "./commands/keys.js"
+import { listen } from "./commands/listen.js"
+import { merchants } from "./commands/merchants.js"
 import { mock } from "./commands/mock.js"
+import { orders } from "./commands/orders.js"
+import { platformKeys } from "./commands/platformKeys.js"
 import { sign } from "./commands/sign.js"
+import { trigger } from "./commands/trigger.js"
 
 const pc = Command.make("pc").pipe(
   Command.withDescription("Merchant Payment Connect from the command line"),
-  Command.withSubcommands([mock, keys, sign, callbacks, config])
+  Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen])
 )
 
 // The version of the installed package (dist/bin.js sits one folder below package.json).

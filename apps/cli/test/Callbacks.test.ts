@@ -73,10 +73,7 @@ describe("pc callbacks", () => {
       "--env",
       "sandbox"
     ]
-    const verified = await pcJson(
-      ["--body", `@${bodyFile}`, "--platform-key", platformPublic].reduce((args, arg) => [...args, arg], verifyArgs),
-      { env }
-    )
+    const verified = await pcJson([...verifyArgs, "--body", `@${bodyFile}`, "--platform-key", platformPublic], { env })
     expect(verified.code).toBe(0)
     expect(verified.json).toMatchObject({
       verdict: "verified",

@@ -1,0 +1,313 @@
+/**
+ * `pc listen`: a local endpoint for the mock's callbacks. It sets itself (or a given URL) as the
+ * merchant's notify URL, verifies each callback with `@pc/client`'s verifier and the platform keys
+ * from the mock, prints it, and with `--forward-to` passes the exact bytes and headers on to the
+ * merchant's own endpoint, answering the mock with that endpoint's status so retries behave as in
+ * production.
+ */
+import { Command, Options } from "@effect/cli"
+import type { Callback } from "@pc/client"
+import { type Environment, Headers, type Wire } from "@pc/core"
+import { Effect, Exit, Option } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { using } from "../MockAdmin.js"
+import { type CliFailure, colour, json, line, note, run, usage } from "../Output.js"
+import { platformKeyRing, verifyCallback } from "../PlatformKeys.js"
+import { flags, requireAppKey, resolve, type Settings } from "../Settings.js"
+
+const eventTypes = ["order.paid", "order.failed", "order.expired"] as const
+
+/** One line of `pc listen --json`: the listener is ready, or one callback arrived. */
+export type ListenEvent =
+  | {
+      readonly type: "ready"
+      readonly url: string
+      readonly notifyUrl: string
+      readonly appKey: string
+      readonly environment: string
+      readonly forwardTo: string | null
+    }
+  | {
+      readonly type: "callback"
+      readonly verdict: "verified" | "refused" | "skipped"
+      readonly reason: string | null
+      readonly message: string | null
+      readonly eventType: string | null
+      readonly orderSn: string | null
+      readonly outerOrder: string | null
+      readonly amount: string | null
+      readonly currency: string | null
+      readonly keyVersion: string | null
+      readonly forwarded: { readonly url: string; readonly status: number | null; readonly error: string | null } | null
+      readonly answered: number
+    }
+
+const readBody = (request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        request.destroy()
+        resolve(undefined)
+      } else chunks.push(chunk)
+    })
+    request.once("end", () => resolve(new Uint8Array(Buffer.concat(chunks))))
+    request.once("error", reject)
+  })
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name.toLowerCase()]
+  return typeof value === "string" ? value : undefined
+}
+
+const humanLine = (event: Extract<ListenEvent, { type: "callback" }>): string => {
+  const verdict =
+    event.verdict === "verified"
+      ? colour.green("verified")
+      : event.verdict === "skipped"
+        ? colour.dim("skipped (not in --events)")
+        : colour.red(`refused: ${event.reason}`)
+  const what =
+    event.eventType === null
+      ? "callback"
+      : `${event.eventType} ${event.orderSn} (${event.outerOrder}) ${event.amount} ${event.currency}`
+  const forwarded =
+    event.forwarded === null
+      ? ""
+      : ` -> ${event.forwarded.url} ${event.forwarded.status ?? `failed: ${event.forwarded.error}`}`
+  return `${new Date().toISOString()} ${what} key v${event.keyVersion ?? "?"} ${verdict}${forwarded} [answered ${event.answered}]${
+    event.verdict === "refused" && event.message !== null ? `\n  ${event.message}` : ""
+  }`
+}
+
+/** The platform key ring of the mock's environment, fetched afresh (after a rotation, too). */
+const fetchPlatformKeys = (settings: Settings) =>
+  Effect.gen(function* () {
+    const keys = yield* using(settings, (admin) => admin.platformKeys())
+    const environment = keys[0]?.environment
+    if (
+      environment === undefined ||
+      (environment !== "sandbox" && environment !== "production" && environment !== "gray")
+    ) {
+      return yield* usage(`the mock at ${settings.baseUrl} lists no platform keys`)
+    }
+    const ring = yield* platformKeyRing(
+      environment,
+      new Map(keys.filter((k) => k.environment === environment).map((k) => [k.version, k.publicKeyPem]))
+    )
+    return { environment: environment as Environment.Environment, ring }
+  })
+
+const options = {
+  baseUrl: flags.baseUrl,
+  appKey: flags.appKey,
+  host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("address to listen on")),
+  port: Options.integer("port").pipe(Options.withDefault(0), Options.withDescription("port (0: any free one)")),
+  forwardTo: Options.text("forward-to").pipe(
+    Options.optional,
+    Options.withDescription("your endpoint: each callback's exact bytes and headers are sent on to it")
+  ),
+  events: Options.text("events").pipe(
+    Options.optional,
+    Options.withDescription(
+      "comma-separated event types to handle (default all): order.paid,order.failed,order.expired"
+    )
+  ),
+  notifyUrl: Options.text("notify-url").pipe(
+    Options.optional,
+    Options.withDescription("register this URL instead of the listener's own (a tunnel in front of it)")
+  ),
+  json
+}
+
+/** `pc listen`. */
+export const listen = Command.make("listen", options, (o) =>
+  run(
+    o.json,
+    Effect.gen(function* () {
+      const settings = yield* resolve(o)
+      const appKey = yield* requireAppKey(settings)
+      const wanted = Option.match(o.events, {
+        onNone: () => new Set<string>(eventTypes),
+        onSome: (text) =>
+          new Set(
+            text
+              .split(",")
+              .map((s) => s.trim())
+              .filter((s) => s !== "")
+          )
+      })
+      for (const type of wanted) {
+        if (!(eventTypes as ReadonlyArray<string>).includes(type)) {
+          return yield* usage(`--events: ${JSON.stringify(type)} is not one of ${eventTypes.join(", ")}`)
+        }
+      }
+      const forwardTo = Option.getOrUndefined(o.forwardTo)
+      if (forwardTo !== undefined && !/^https?:\/\//.test(forwardTo)) {
+        return yield* usage(`--forward-to must be an http(s) URL, not ${JSON.stringify(forwardTo)}`)
+      }
+      let keys = yield* fetchPlatformKeys(settings)
+      const emit = (event: ListenEvent) =>
+        process.stdout.write(`${o.json ? JSON.stringify(event) : event.type === "callback" ? humanLine(event) : ""}\n`)
+
+      const verify = async (input: Callback.CallbackInput) => {
+        const attempt = () =>
+          Effect.runPromiseExit(
+            verifyCallback({ environment: keys.environment, appKey, platformKeys: keys.ring }, input)
+          )
+        let exit = await attempt()
+        if (Exit.isFailure(exit) && JSON.stringify(exit.cause).includes("UnknownKeyVersion")) {
+          // A key version published after start (a rotation): fetch the keys again, then decide.
+          const fresh = await Effect.runPromiseExit(fetchPlatformKeys(settings))
+          if (Exit.isSuccess(fresh)) {
+            keys = fresh.value
+            exit = await attempt()
+          }
+        }
+        return exit
+      }
+
+      const handle = async (request: IncomingMessage, response: ServerResponse) => {
+        const body = await readBody(request, 1024 * 1024)
+        const answer = (status: number, text: string) => {
+          response.writeHead(status, { "content-type": "application/json" }).end(text)
+          return status
+        }
+        const keyVersion = header(request, Headers.CallbackHeaders.keyVersion) ?? null
+        if (request.method !== "POST" || body === undefined) {
+          answer(request.method !== "POST" ? 405 : 413, '{"code":"paramError","msg":"not a callback","data":null}')
+          return
+        }
+        const exit = await verify({ headers: request.headers, body })
+        let event: Wire.CallbackEvent | undefined
+        let refusal: CliFailure | undefined
+        if (Exit.isSuccess(exit)) event = exit.value
+        else {
+          const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+          refusal = failure
+        }
+        const base = {
+          type: "callback" as const,
+          reason: refusal === undefined ? null : (refusal.code ?? refusal.kind),
+          message: refusal === undefined ? null : refusal.message,
+          eventType: event?.eventType ?? null,
+          orderSn: event?.orderSn ?? null,
+          outerOrder: event?.outerOrder ?? null,
+          amount: event?.amount ?? null,
+          currency: event?.currency ?? null,
+          keyVersion
+        }
+        if (event !== undefined && !wanted.has(event.eventType)) {
+          emit({
+            ...base,
+            verdict: "skipped",
+            forwarded: null,
+            answered: answer(200, '{"code":"SUCCESS","msg":null,"data":null}')
+          })
+          return
+        }
+        if (forwardTo !== undefined) {
+          // The exact bytes and the signature headers, so the merchant's endpoint verifies for itself;
+          // its status goes back to the mock, so a refusal there is retried as it would be in production.
+          const forwardHeaders: Record<string, string> = {
+            "content-type": header(request, "content-type") ?? "application/json"
+          }
+          for (const name of Object.values(Headers.CallbackHeaders)) {
+            const value = header(request, name)
+            if (value !== undefined) forwardHeaders[name] = value
+          }
+          let forwarded: { url: string; status: number | null; error: string | null }
+          let status: number
+          let text: string
+          try {
+            const reply = await fetch(forwardTo, {
+              method: "POST",
+              headers: forwardHeaders,
+              body: Buffer.from(body),
+              redirect: "manual",
+              signal: AbortSignal.timeout(10_000)
+            })
+            text = await reply.text()
+            status = reply.status
+            forwarded = { url: forwardTo, status, error: null }
+          } catch (error) {
+            const cause = (error as { cause?: { code?: string } }).cause?.code
+            forwarded = { url: forwardTo, status: null, error: cause ?? (error as Error).message }
+            status = 502
+            text = '{"code":"internalError","msg":"pc listen could not reach the forward-to endpoint","data":null}'
+          }
+          emit({
+            ...base,
+            verdict: event === undefined ? "refused" : "verified",
+            forwarded,
+            answered: answer(status, text)
+          })
+          return
+        }
+        const status = event !== undefined ? 200 : base.reason === "MalformedBody" ? 400 : 401
+        emit({
+          ...base,
+          verdict: event === undefined ? "refused" : "verified",
+          forwarded: null,
+          answered: answer(
+            status,
+            JSON.stringify({
+              code: event !== undefined ? "SUCCESS" : status === 400 ? "paramError" : "signError",
+              msg: base.message,
+              data: null
+            })
+          )
+        })
+      }
+
+      const server = yield* Effect.acquireRelease(
+        Effect.async<ReturnType<typeof createServer>, CliFailure>((resume) => {
+          const server = createServer((request, response) => {
+            handle(request, response).catch((error) => {
+              if (!response.headersSent) response.writeHead(500).end()
+              process.stderr.write(`pc listen: ${(error as Error).message}\n`)
+            })
+          })
+          server.once("error", (error) =>
+            resume(Effect.fail(usage(`cannot listen on ${o.host}:${o.port}: ${(error as NodeJS.ErrnoException).code}`)))
+          )
+          server.listen(o.port, o.host, () => resume(Effect.succeed(server)))
+        }),
+        (server) => Effect.sync(() => server.close())
+      )
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : o.port
+      const host = o.host.includes(":") ? `[${o.host}]` : o.host
+      const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}/`
+      const notifyUrl = Option.getOrElse(o.notifyUrl, () => url)
+      yield* using(settings, (admin) => admin.setNotifyUrl(appKey, notifyUrl))
+      const ready: ListenEvent = {
+        type: "ready",
+        url,
+        notifyUrl,
+        appKey,
+        environment: keys.environment,
+        forwardTo: forwardTo ?? null
+      }
+      if (o.json) yield* line(JSON.stringify(ready))
+      else {
+        yield* line(
+          `${colour.green("Ready!")} listening on ${url} for ${keys.environment} callbacks of ${appKey}` +
+            (forwardTo === undefined ? "" : `, forwarding to ${forwardTo}`)
+        )
+        yield* line(
+          colour.dim(`notify URL set to ${notifyUrl}; trigger one with: pc trigger order.paid (Ctrl-C to stop)`)
+        )
+      }
+      if (process.stderr.isTTY && !o.json) yield* note(colour.dim("waiting for callbacks..."))
+      return yield* Effect.never
+    }).pipe(Effect.scoped)
+  )
+).pipe(
+  Command.withDescription(
+    "Receive the mock's callbacks here: verify, print and optionally forward each one.\n" +
+      "Example: pc listen --forward-to http://localhost:3000/webhooks/payment"
+  )
+)

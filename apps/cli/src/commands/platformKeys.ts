@@ -1,0 +1,38 @@
+/** `pc platform-keys list|rotate`: the mock's platform keys, which sign callbacks. */
+import { Command } from "@effect/cli"
+import { Effect } from "effect"
+import { using } from "../MockAdmin.js"
+import { json, print, run } from "../Output.js"
+import { flags, resolve } from "../Settings.js"
+
+const list = Command.make("list", { baseUrl: flags.baseUrl, json }, (o) =>
+  run(
+    o.json,
+    Effect.gen(function* () {
+      const settings = yield* resolve(o)
+      const keys = yield* using(settings, (admin) => admin.platformKeys())
+      yield* print(o.json, keys, (all) => all.map((k) => `${k.environment} v${k.version}: ${k.status}`))
+    })
+  )
+).pipe(
+  Command.withDescription("List the platform keys (public PEM with --json).\nExample: pc platform-keys list --json")
+)
+
+const rotate = Command.make("rotate", { baseUrl: flags.baseUrl, json }, (o) =>
+  run(
+    o.json,
+    Effect.gen(function* () {
+      const settings = yield* resolve(o)
+      const key = yield* using(settings, (admin) => admin.rotatePlatformKey())
+      yield* print(o.json, key, (k) => [
+        `${k.environment} platform key v${k.version} is now current; it signs every callback from now on`
+      ])
+    })
+  )
+).pipe(Command.withDescription("Rotate the platform key.\nExample: pc platform-keys rotate"))
+
+/** `pc platform-keys`. */
+export const platformKeys = Command.make("platform-keys").pipe(
+  Command.withDescription("The mock's platform keys.\nExample: pc platform-keys list"),
+  Command.withSubcommands([list, rotate])
+)

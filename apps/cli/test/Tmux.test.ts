@@ -1,0 +1,76 @@
+// `pc listen` in a real terminal (Debian's tmux): it shows that it is ready, prints a verified
+// order.paid readably when `pc trigger` moves an order, and stops on Ctrl-C. tmux comes from apt
+// when missing; without tmux and without apt the test is skipped, saying why.
+import { execFileSync, spawnSync } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Mock, startMock, testMerchant } from "./support/Mock.js"
+import { freshConfigDir, pcCommand, pcJson, ROOT } from "./support/Pc.js"
+
+const hasTmux = (): boolean => spawnSync("tmux", ["-V"]).status === 0
+
+const ensureTmux = (): string | undefined => {
+  if (hasTmux()) return undefined
+  const install = spawnSync("sh", ["-c", "(apt-get update && apt-get install -y tmux) >/dev/null 2>&1"])
+  if (install.status === 0 && hasTmux()) return undefined
+  return "tmux is missing and apt-get install -y tmux failed (no root or no apt)"
+}
+
+const missing = ensureTmux()
+const socket = `pc-cli-test-${process.pid}`
+const session = "listen"
+const tmux = (...args: Array<string>) => execFileSync("tmux", ["-L", socket, ...args]).toString()
+const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
+
+let mock: Mock
+beforeAll(async () => {
+  if (missing === undefined) mock = await startMock()
+}, 60_000)
+afterAll(async () => {
+  if (missing === undefined) spawnSync("tmux", ["-L", socket, "kill-server"])
+  await mock?.close()
+})
+
+const screen = () => tmux("capture-pane", "-p", "-t", session)
+
+const waitForScreen = async (match: RegExp, what: string) => {
+  for (let i = 0; i < 1200; i++) {
+    const text = screen()
+    if (match.test(text)) return text
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`the screen never showed ${what}:\n${screen()}`)
+}
+
+describe.skipIf(missing !== undefined)(`pc listen in tmux${missing ? ` (skipped: ${missing})` : ""}`, () => {
+  it("shows Ready!, then a verified order.paid, and stops on Ctrl-C", async () => {
+    const env = { PC_CONFIG_DIR: freshConfigDir(), PC_BASE_URL: mock.url, PC_APP_KEY: testMerchant.appKey }
+    const [command, args] = pcCommand(["listen"])
+    const line = [
+      "env",
+      "NODE_OPTIONS=",
+      ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)),
+      quote(command),
+      ...args.map(quote)
+    ].join(" ")
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "40", "-c", ROOT)
+    tmux("set-option", "-t", session, "remain-on-exit", "on")
+    tmux("respawn-pane", "-k", "-t", session, line)
+    await waitForScreen(/Ready! listening on http:\/\/127\.0\.0\.1:\d+\//, "Ready!")
+
+    const keyFile = `${freshConfigDir()}/merchant-private.pem`
+    const { writeFileSync } = await import("node:fs")
+    writeFileSync(keyFile, testMerchant.privateKeyPem(), { mode: 0o600 })
+    const triggered = await pcJson<{ orderSn: string }>(["trigger", "order.paid"], {
+      env: { ...env, PC_KEY_FILE: keyFile }
+    })
+    expect(triggered.code, triggered.stderr).toBe(0)
+    const shown = await waitForScreen(new RegExp(`order\\.paid ${triggered.json.orderSn} .* verified`), "the callback")
+    expect(shown).toMatch(/10\.00 USD key v1 verified \[answered 200\]/)
+
+    tmux("send-keys", "-t", session, "C-c")
+    for (let i = 0; i < 300 && tmux("list-panes", "-t", session, "-F", "#{pane_dead}").trim() !== "1"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(tmux("list-panes", "-t", session, "-F", "#{pane_dead}").trim()).toBe("1")
+  }, 240_000)
+})

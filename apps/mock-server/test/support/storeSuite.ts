@@ -1,0 +1,164 @@
+// One suite that every store must pass (STYLE.md, "One conformance suite per contract"): SQLite and
+// PostgreSQL run the same cases, each on a fresh database.
+import { Effect, Layer, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import type { Store } from "../../src/store/Store.js"
+import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "../../src/TestMerchant.js"
+
+export const describeStore = (name: string, freshStore: () => Promise<Layer.Layer<Store, unknown>>) =>
+  describe(`store contract: ${name}`, () => {
+    const withStore = async <A, E>(use: (store: Store["Type"]) => Effect.Effect<A, E>) => {
+      const { Store } = await import("../../src/store/Store.js")
+      return Effect.runPromise(
+        Effect.flatMap(Store, use).pipe(Effect.provide(Layer.fresh(await freshStore())), Effect.scoped)
+      )
+    }
+
+    /** A store with one paid order, hence one pending delivery due at `nowMs`. */
+    const withDelivery = (nowMs: number) => (store: Store["Type"]) =>
+      Effect.gen(function* () {
+        yield* store.ensureMerchant({ appKey: TEST_MERCHANT_APP_KEY, publicKeyPem: testMerchantPublicKeyPem(), nowMs })
+        yield* store.createOrder({
+          orderSn: () => "PC1",
+          appKey: TEST_MERCHANT_APP_KEY,
+          outerOrder: "o-1",
+          amount: "1.00",
+          currency: "USD",
+          nowMs,
+          expiresAtMs: nowMs + 60_000
+        })
+        yield* store.moveOrder("PC1", "PAID", nowMs, () => ({
+          id: "dlv_1",
+          eventId: "evt_1",
+          eventType: "order.paid",
+          body: "{}",
+          nowMs
+        }))
+        const [delivery] = yield* store.dueDeliveries(nowMs)
+        return delivery!
+      })
+
+    it("lets only one lease take a due delivery", async () => {
+      const taken = await withStore((store) =>
+        Effect.gen(function* () {
+          yield* withDelivery(1_000)(store)
+          return [yield* store.lease("dlv_1", 1_000, 12_000), yield* store.lease("dlv_1", 1_000, 13_000)]
+        })
+      )
+      expect(taken).toEqual([true, false])
+    })
+
+    it("keeps a delivery resent during its attempt pending and due at the resend's time", async () => {
+      const after = await withStore((store) =>
+        Effect.gen(function* () {
+          const delivery = yield* withDelivery(1_000)(store)
+          expect(yield* store.lease(delivery.id, 1_000, 12_000)).toBe(true)
+          yield* store.resend(delivery.id, 2_000)
+          const attempt = { at: "1970-01-01T00:00:01.000Z", url: "http://x", httpStatus: 200, error: null }
+          yield* store.recordAttempt(
+            delivery,
+            12_000,
+            { ...attempt, keyVersion: 1, durationMs: 5 },
+            { status: "delivered" }
+          )
+          return Option.getOrThrow(yield* store.getDelivery(delivery.id))
+        })
+      )
+      expect(after).toMatchObject({ status: "pending", nextAttemptAtMs: 2_000, attemptCount: 1 })
+      expect(after.attempts.map((a) => a.httpStatus)).toEqual([200])
+    })
+
+    it("records the attempt's outcome when no resend came", async () => {
+      const after = await withStore((store) =>
+        Effect.gen(function* () {
+          const delivery = yield* withDelivery(1_000)(store)
+          expect(yield* store.lease(delivery.id, 1_000, 12_000)).toBe(true)
+          const attempt = { at: "1970-01-01T00:00:01.000Z", url: "http://x", httpStatus: 200, error: null }
+          yield* store.recordAttempt(
+            delivery,
+            12_000,
+            { ...attempt, keyVersion: 1, durationMs: 5 },
+            { status: "delivered" }
+          )
+          return Option.getOrThrow(yield* store.getDelivery(delivery.id))
+        })
+      )
+      expect(after).toMatchObject({ status: "delivered", nextAttemptAtMs: null, attemptCount: 1 })
+    })
+
+    it("creates one order for many concurrent identical creates, and refuses another amount", async () => {
+      const results = await withStore((store) =>
+        Effect.gen(function* () {
+          yield* store.ensureMerchant({
+            appKey: TEST_MERCHANT_APP_KEY,
+            publicKeyPem: testMerchantPublicKeyPem(),
+            nowMs: 1
+          })
+          let n = 0
+          const create = (amount: string) =>
+            store.createOrder({
+              orderSn: () => `PC${++n}`,
+              appKey: TEST_MERCHANT_APP_KEY,
+              outerOrder: "same",
+              amount,
+              currency: "USD",
+              nowMs: 1,
+              expiresAtMs: 60_000
+            })
+          const all = yield* Effect.all(
+            Array.from({ length: 20 }, () => create("1.00")),
+            { concurrency: "unbounded" }
+          )
+          const other = yield* Effect.either(create("2.00"))
+          return { all, other }
+        })
+      )
+      expect(new Set(results.all.map((r) => r.order.orderSn)).size).toBe(1)
+      expect(results.all.filter((r) => r.created)).toHaveLength(1)
+      expect(results.other._tag).toBe("Left")
+    })
+
+    it("bootstraps idempotently: environment, test merchant and the first platform key, asked twice", async () => {
+      const out = await withStore((store) =>
+        Effect.gen(function* () {
+          yield* store.claimEnvironment("production")
+          yield* store.claimEnvironment("production")
+          const mismatch = yield* Effect.either(store.claimEnvironment("sandbox"))
+          const input = { appKey: TEST_MERCHANT_APP_KEY, publicKeyPem: testMerchantPublicKeyPem(), nowMs: 1 }
+          yield* Effect.all([store.ensureMerchant(input), store.ensureMerchant(input)], { concurrency: 2 })
+          const merchant = yield* store.getMerchant(TEST_MERCHANT_APP_KEY)
+          const first = yield* store.currentPlatformKey({ privateKeyPem: "a", publicKeyPem: "A", nowMs: 1 })
+          const second = yield* store.currentPlatformKey({ privateKeyPem: "b", publicKeyPem: "B", nowMs: 2 })
+          return { mismatch, merchant, first, second }
+        })
+      )
+      expect(out.mismatch).toMatchObject({ _tag: "Left", left: { _tag: "EnvironmentMismatch", found: "production" } })
+      expect(Option.getOrThrow(out.merchant).keys.map((k) => k.version)).toEqual([1])
+      expect(out.first).toMatchObject({ version: 1, publicKeyPem: "A", status: "current" })
+      expect(out.second).toEqual(out.first)
+    })
+
+    it("keeps epoch milliseconds exact (past 2^31) and reads them back as numbers", async () => {
+      const order = await withStore((store) =>
+        Effect.gen(function* () {
+          yield* store.ensureMerchant({
+            appKey: TEST_MERCHANT_APP_KEY,
+            publicKeyPem: testMerchantPublicKeyPem(),
+            nowMs: 1
+          })
+          const created = yield* store.createOrder({
+            orderSn: () => "PC-big",
+            appKey: TEST_MERCHANT_APP_KEY,
+            outerOrder: "big",
+            amount: "1.00",
+            currency: "USD",
+            nowMs: 1_800_000_000_000,
+            expiresAtMs: 1_800_000_000_123
+          })
+          return { created, next: yield* store.nextExpiry }
+        })
+      )
+      expect(order.created.order.expiresAtMs).toBe(1_800_000_000_123)
+      expect(order.next).toBe(1_800_000_000_123)
+    })
+  })

@@ -40,8 +40,16 @@ const stopAll = async (mocks: ReadonlyArray<MockProcess>, signal: NodeJS.Signals
   await Promise.all(mocks.map((mock) => mock.exited))
 }
 
-const createdSn = async (url: string, orderId: string, amount = "7.50") => {
-  const created = await createOrder(url, JSON.stringify({ orderId, amount, currency: "USD" }))
+/** Creates an order; a dropped connection is retried, as a client does (create-order is idempotent). */
+const createdSn = async (url: string, orderId: string, amount = "7.50"): Promise<string> => {
+  const body = JSON.stringify({ orderId, amount, currency: "USD" })
+  let created: Awaited<ReturnType<typeof createOrder>> | undefined
+  for (let attempt = 1; created === undefined; attempt++) {
+    created = await createOrder(url, body).catch((error: unknown) => {
+      if (attempt >= 3) throw error
+      return undefined
+    })
+  }
   expect(created.json.code, JSON.stringify(created.json)).toBe("SUCCESS")
   return Schema.decodeUnknownSync(Wire.CreateOrderResult)(created.json.data).orderSn
 }

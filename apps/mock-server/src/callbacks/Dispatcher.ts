@@ -163,15 +163,14 @@ export const make = Effect.gen(function* () {
       yield* orders.move(orderSn, "EXPIRED").pipe(Effect.catchTag("ApiError", () => Effect.void))
     }
     let started = 0
-    for (const delivery of yield* store.dueDeliveries(nowMs)) {
-      if (inFlight.size >= MAX_IN_FLIGHT) break
-      if (inFlight.has(delivery.id)) continue
-      // Lease the row for the attempt's length: while it runs the row is not due (so this loop does
-      // not spin), and if the process dies mid-attempt the row is due again once the lease ends.
-      // Only the lease that took the row attempts it; the lease value also tells the attempt's
-      // record whether a resend came in meanwhile.
-      const leasedUntilMs = nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS
-      if (!(yield* store.lease(delivery.id, nowMs, leasedUntilMs))) continue
+    // Claim (lease) due rows for the attempt's length: while it runs a row is not due (so this loop
+    // does not spin, and no other replica on a shared database takes it), and if the process dies
+    // mid-attempt the row is due again once the lease ends. Only the lease that took the row
+    // attempts it; the lease value also tells the attempt's record whether a resend came in meanwhile.
+    const leasedUntilMs = nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS
+    const room = MAX_IN_FLIGHT - inFlight.size
+    const claimed = room > 0 ? yield* store.claimDue(nowMs, leasedUntilMs, room, [...inFlight]) : []
+    for (const delivery of claimed) {
       inFlight.add(delivery.id)
       started++
       yield* FiberSet.run(

@@ -489,6 +489,27 @@ export const make = (options: { readonly shared: boolean }) =>
         ),
 
       /**
+       * Claims up to `limit` pending deliveries due at `nowMs` (other than `exclude`, the ones this
+       * process has in flight) by leasing them until `untilMs`, in one statement; resolves the claimed
+       * rows. On PostgreSQL the candidate rows are locked `FOR UPDATE SKIP LOCKED`: replicas claiming
+       * at the same moment take disjoint sets instead of queueing on each other's rows, and a row
+       * leased by one is not due for the others until its lease ends (a replica that dies holding it
+       * loses nothing). SQLite has one writer and no row locks: the same statement without the clause.
+       */
+      claimDue: (nowMs: number, untilMs: number, limit: number, exclude: ReadonlyArray<string>) => {
+        const notExcluded = exclude.length === 0 ? sql`1 = 1` : sql`id NOT IN ${sql.in(exclude)}`
+        const locking = sql.onDialectOrElse({
+          pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+          orElse: () => sql.literal("")
+        })
+        return sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
+          WHERE id IN (SELECT id FROM deliveries
+            WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs} AND ${notExcluded}
+            ORDER BY next_attempt_at_ms LIMIT ${limit} ${locking})
+          RETURNING *`.pipe(Effect.map((rows) => rows.map(toDelivery)))
+      },
+
+      /**
        * Records one attempt made under the lease `leasedUntilMs`, and the delivery's next state,
        * atomically. When the row no longer carries that lease, a resend came in while the attempt
        * ran: the attempt is recorded, but the delivery stays pending and due at the resend's time, so

@@ -86,6 +86,51 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       expect(after).toMatchObject({ status: "delivered", nextAttemptAtMs: null, attemptCount: 1 })
     })
 
+    it("claims due deliveries once: concurrent claims take disjoint rows, in-flight ones are skipped", async () => {
+      const out = await withStore((store) =>
+        Effect.gen(function* () {
+          const nowMs = 1_000
+          yield* store.ensureMerchant({
+            appKey: TEST_MERCHANT_APP_KEY,
+            publicKeyPem: testMerchantPublicKeyPem(),
+            nowMs
+          })
+          for (let i = 0; i < 6; i++) {
+            yield* store.createOrder({
+              orderSn: () => `PC${i}`,
+              appKey: TEST_MERCHANT_APP_KEY,
+              outerOrder: `o-${i}`,
+              amount: "1.00",
+              currency: "USD",
+              nowMs,
+              expiresAtMs: nowMs + 60_000
+            })
+            yield* store.moveOrder(`PC${i}`, "PAID", nowMs, () => ({
+              id: `dlv_${i}`,
+              eventId: `evt_${i}`,
+              eventType: "order.paid",
+              body: "{}",
+              nowMs
+            }))
+          }
+          const skipped = yield* store.claimDue(nowMs, 9_000, 10, ["dlv_0"])
+          const none = yield* store.claimDue(nowMs, 9_000, 10, [])
+          // The leases end at 9 000: then every row is due again, once, for concurrent claimers.
+          const racing = yield* Effect.all(
+            Array.from({ length: 4 }, () => store.claimDue(9_000, 20_000, 2, [])),
+            { concurrency: "unbounded" }
+          )
+          return { skipped, none, racing }
+        })
+      )
+      expect(out.skipped.map((d) => d.id).sort()).toEqual(["dlv_1", "dlv_2", "dlv_3", "dlv_4", "dlv_5"])
+      expect(out.skipped.every((d) => d.nextAttemptAtMs === 9_000)).toBe(true)
+      expect(out.none.map((d) => d.id)).toEqual(["dlv_0"])
+      const taken = out.racing.flat().map((d) => d.id)
+      expect(taken).toHaveLength(6)
+      expect(new Set(taken).size).toBe(6)
+    })
+
     it("creates one order for many concurrent identical creates, and refuses another amount", async () => {
       const results = await withStore((store) =>
         Effect.gen(function* () {

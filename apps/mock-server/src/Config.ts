@@ -114,7 +114,7 @@ export const check = (config: MockConfigShape): MockConfigShape => {
     refuse(`--env must be sandbox, production or gray, not ${JSON.stringify(config.environment)}`)
   }
   if (typeof config.host !== "string" || config.host.trim() === "") refuse("--host must name an address to bind")
-  if (typeof config.db !== "string") refuse("--db must be a file name or :memory:")
+  if (typeof config.db !== "string") refuse("--db must be a file name, :memory: or a postgres:// URL")
   checkInteger("--port", config.port, 0, 65_535)
   checkInteger("--callback-backoff-ms", config.callbackBackoffMs, 1)
   checkInteger("callbackMaxAgeMs", config.callbackMaxAgeMs, 1)

@@ -26,7 +26,7 @@ import { Store } from "./store/Store.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "./TestMerchant.js"
 import { Self } from "./UrlRule.js"
 
-/** Storage: the SQLite file (made 0600 if new, locked for this process) or `:memory:`, migrated, bound to the environment. */
+/** Storage: the SQLite file (made 0600 if new, locked for this process), `:memory:`, or a shared PostgreSQL database; migrated, bound to the environment. */
 const storeLayer = (config: MockConfigShape) => {
   const bootstrap = Layer.effectDiscard(
     Effect.gen(function* () {
@@ -39,7 +39,7 @@ const storeLayer = (config: MockConfigShape) => {
       })
     })
   )
-  return Layer.provideMerge(bootstrap, Store.sqlite(config.db))
+  return Layer.provideMerge(bootstrap, Store.fromDb(config.db))
 }
 
 /**

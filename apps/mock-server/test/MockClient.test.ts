@@ -1,7 +1,7 @@
 // The typed client made from the mock's HttpApi definition drives every /dev route against a real
 // mock over real HTTP: answers decoded by the same Schemas the mock encodes with, error envelopes
 // as typed errors.
-import type { Wire } from "@pc/core"
+import type * as Wire from "@pc/core/Wire"
 import { KeyPair } from "@pc/crypto-node"
 import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,6 +1,7 @@
-// The store (SQLite): one process per database file, a file only its owner can read (it holds the
-// platform private keys), and delivery leases that are a compare-and-set.
-import { Effect, Layer, LogLevel, Option } from "effect"
+// The store: on SQLite, one process per database file, a file only its owner can read (it holds the
+// platform private keys); then one suite that both stores, SQLite and PostgreSQL, must pass.
+import { startPostgres } from "@pc/servers"
+import { LogLevel } from "effect"
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -8,11 +9,13 @@ import { afterAll, describe, expect, it } from "vitest"
 import { defaults } from "../src/Config.js"
 import { start } from "../src/Server.js"
 import { Store } from "../src/store/Store.js"
-import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "../src/TestMerchant.js"
 import { createOrder, dev, startMock } from "./support/mock.js"
+import { describeStore } from "./support/storeSuite.js"
 
 const directory = mkdtempSync(join(tmpdir(), "pc-mock-store-"))
-afterAll(() => {
+const postgres = await startPostgres()
+afterAll(async () => {
+  await postgres.stop()
   rmSync(directory, { recursive: true, force: true })
 })
 
@@ -50,81 +53,6 @@ describe("a database file", () => {
   })
 })
 
-describe("delivery leases", () => {
-  const withStore = <A, E>(use: (store: Store["Type"]) => Effect.Effect<A, E>) =>
-    Effect.runPromise(
-      Effect.flatMap(Store, use).pipe(Effect.provide(Layer.fresh(Store.sqlite(":memory:"))), Effect.scoped)
-    )
-
-  /** A store with one paid order, hence one pending delivery due at `nowMs`. */
-  const withDelivery = (nowMs: number) => (store: Store["Type"]) =>
-    Effect.gen(function* () {
-      yield* store.ensureMerchant({ appKey: TEST_MERCHANT_APP_KEY, publicKeyPem: testMerchantPublicKeyPem(), nowMs })
-      yield* store.createOrder({
-        orderSn: () => "PC1",
-        appKey: TEST_MERCHANT_APP_KEY,
-        outerOrder: "o-1",
-        amount: "1.00",
-        currency: "USD",
-        nowMs,
-        expiresAtMs: nowMs + 60_000
-      })
-      yield* store.moveOrder("PC1", "PAID", nowMs, () => ({
-        id: "dlv_1",
-        eventId: "evt_1",
-        eventType: "order.paid",
-        body: "{}",
-        nowMs
-      }))
-      const [delivery] = yield* store.dueDeliveries(nowMs)
-      return delivery!
-    })
-
-  it("lets only one lease take a due delivery", async () => {
-    const taken = await withStore((store) =>
-      Effect.gen(function* () {
-        yield* withDelivery(1_000)(store)
-        return [yield* store.lease("dlv_1", 1_000, 12_000), yield* store.lease("dlv_1", 1_000, 13_000)]
-      })
-    )
-    expect(taken).toEqual([true, false])
-  })
-
-  it("keeps a delivery resent during its attempt pending and due at the resend's time", async () => {
-    const after = await withStore((store) =>
-      Effect.gen(function* () {
-        const delivery = yield* withDelivery(1_000)(store)
-        expect(yield* store.lease(delivery.id, 1_000, 12_000)).toBe(true)
-        yield* store.resend(delivery.id, 2_000)
-        const attempt = { at: "1970-01-01T00:00:01.000Z", url: "http://x", httpStatus: 200, error: null }
-        yield* store.recordAttempt(
-          delivery,
-          12_000,
-          { ...attempt, keyVersion: 1, durationMs: 5 },
-          { status: "delivered" }
-        )
-        return Option.getOrThrow(yield* store.getDelivery(delivery.id))
-      })
-    )
-    expect(after).toMatchObject({ status: "pending", nextAttemptAtMs: 2_000, attemptCount: 1 })
-    expect(after.attempts.map((a) => a.httpStatus)).toEqual([200])
-  })
-
-  it("records the attempt's outcome when no resend came", async () => {
-    const after = await withStore((store) =>
-      Effect.gen(function* () {
-        const delivery = yield* withDelivery(1_000)(store)
-        expect(yield* store.lease(delivery.id, 1_000, 12_000)).toBe(true)
-        const attempt = { at: "1970-01-01T00:00:01.000Z", url: "http://x", httpStatus: 200, error: null }
-        yield* store.recordAttempt(
-          delivery,
-          12_000,
-          { ...attempt, keyVersion: 1, durationMs: 5 },
-          { status: "delivered" }
-        )
-        return Option.getOrThrow(yield* store.getDelivery(delivery.id))
-      })
-    )
-    expect(after).toMatchObject({ status: "delivered", nextAttemptAtMs: null, attemptCount: 1 })
-  })
-})
+describeStore("SQLite", async () => Store.sqlite(":memory:"))
+let databases = 0
+describeStore("PostgreSQL", async () => Store.postgres(await postgres.createDatabase(`store_${++databases}`)))

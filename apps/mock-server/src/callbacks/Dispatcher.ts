@@ -181,17 +181,30 @@ export const make = Effect.gen(function* () {
       yield* orders.move(orderSn, "EXPIRED").pipe(Effect.catchTag("ApiError", () => Effect.void))
     }
     let started = 0
-    for (const delivery of yield* store.dueDeliveries(nowMs)) {
-      if (inFlight.size >= MAX_IN_FLIGHT) break
-      if (inFlight.has(delivery.id)) continue
+    // Claim (lease) due rows for the attempt's length: while it runs a row is not due (so this loop
+    // does not spin, and no other replica on a shared database takes it), and if the process dies
+    // mid-attempt the row is due again once the lease ends. Only the lease that took the row
+    // attempts it; the lease value also tells the attempt's record whether a resend came in meanwhile.
+    const leasedUntilMs = nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS
+    const room = MAX_IN_FLIGHT - inFlight.size
+    const busy = [...inFlightByMerchant].flatMap(([appKey, n]) => (n >= MAX_IN_FLIGHT_PER_MERCHANT ? [appKey] : []))
+    const claimed =
+      room > 0
+        ? yield* store.claimDue(nowMs, leasedUntilMs, {
+            limit: room,
+            perMerchant: MAX_IN_FLIGHT_PER_MERCHANT,
+            exclude: [...inFlight],
+            busy
+          })
+        : []
+    // A merchant with some attempts in flight may have been given more than its remaining slots.
+    const extra: Array<string> = []
+    for (const delivery of claimed) {
       const merchantInFlight = inFlightByMerchant.get(delivery.appKey) ?? 0
-      if (merchantInFlight >= MAX_IN_FLIGHT_PER_MERCHANT) continue
-      // Lease the row for the attempt's length: while it runs the row is not due (so this loop does
-      // not spin), and if the process dies mid-attempt the row is due again once the lease ends.
-      // Only the lease that took the row attempts it; the lease value also tells the attempt's
-      // record whether a resend came in meanwhile.
-      const leasedUntilMs = nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS
-      if (!(yield* store.lease(delivery.id, nowMs, leasedUntilMs))) continue
+      if (merchantInFlight >= MAX_IN_FLIGHT_PER_MERCHANT) {
+        extra.push(delivery.id)
+        continue
+      }
       inFlight.add(delivery.id)
       inFlightByMerchant.set(delivery.appKey, merchantInFlight + 1)
       started++
@@ -211,6 +224,7 @@ export const make = Effect.gen(function* () {
         )
       )
     }
+    yield* store.release(extra, leasedUntilMs, nowMs)
     const soonest = Math.min(
       (yield* store.nextDeliveryAt) ?? Number.POSITIVE_INFINITY,
       (yield* store.nextExpiry) ?? Number.POSITIVE_INFINITY

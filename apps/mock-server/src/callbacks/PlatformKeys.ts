@@ -39,7 +39,14 @@ export const make = Effect.gen(function* () {
     )
 
   const existing = (yield* store.platformKeys).find((key) => key.status === "current")
-  const current = yield* Ref.make(yield* load(existing ?? (yield* generate)))
+  const initial =
+    existing ??
+    (yield* Effect.gen(function* () {
+      const pair = yield* Effect.promise(() => KeyPair.generate(2048))
+      return yield* store.currentPlatformKey({ ...pair, nowMs: yield* Clock.currentTimeMillis })
+    }))
+  const current = yield* Ref.make(yield* load(initial))
+  const signers = new Map<number, CurrentPlatformKey>()
 
   const publish = (key: PlatformKey): PublishedPlatformKey => ({
     environment: config.environment,
@@ -49,8 +56,18 @@ export const make = Effect.gen(function* () {
   })
 
   return {
-    /** The key that signs callbacks now. */
-    current: Ref.get(current),
+    /**
+     * The key that signs callbacks now. On a shared database another replica may have rotated it:
+     * there it is read from the database each time (its signer imported once per version).
+     */
+    current: store.shared
+      ? Effect.flatMap(Effect.orDie(store.platformKeys), (keys) => {
+          const key = keys.find((k) => k.status === "current")!
+          const cached = signers.get(key.version)
+          if (cached !== undefined) return Effect.succeed(cached)
+          return Effect.tap(load(key), (loaded) => Effect.sync(() => signers.set(key.version, loaded)))
+        })
+      : Ref.get(current),
     /** Every platform key of this environment, public parts only. */
     list: Effect.map(store.platformKeys, (keys) => keys.map(publish)),
     /** Makes a new key current; the previous one stays published. */

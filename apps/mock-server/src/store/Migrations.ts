@@ -1,10 +1,18 @@
-// The mock's schema, as ordered migrations. Never edit a shipped migration: add the next one.
+// The mock's schema, as ordered migrations, for SQLite and PostgreSQL. Never edit a shipped
+// migration: add the next one. The one difference between the dialects is here: PostgreSQL's
+// INTEGER is 32 bits, too small for milliseconds since the epoch, so those columns are BIGINT there
+// (on SQLite the statements are exactly as shipped).
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
+
+/** The column type of epoch milliseconds: INTEGER on SQLite (64 bits), BIGINT on PostgreSQL. */
+const epochMs = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({ pg: () => sql.literal("BIGINT"), orElse: () => sql.literal("INTEGER") })
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_initial": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const ms = epochMs(sql)
     yield* sql`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`
     yield* sql`CREATE TABLE merchants (
       app_key TEXT PRIMARY KEY,
@@ -36,7 +44,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       status TEXT NOT NULL CHECK (status IN ('CREATED', 'PAID', 'FAILED', 'EXPIRED')),
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL,
-      expires_at_ms INTEGER NOT NULL,
+      expires_at_ms ${ms} NOT NULL,
       UNIQUE (app_key, outer_order)
     )`
     yield* sql`CREATE INDEX orders_due ON orders(expires_at_ms) WHERE status = 'CREATED'`
@@ -49,10 +57,10 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       body TEXT NOT NULL,
       status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
       attempt_count INTEGER NOT NULL DEFAULT 0,
-      next_attempt_at_ms INTEGER,
+      next_attempt_at_ms ${ms},
       last_error TEXT,
       created_at TEXT NOT NULL,
-      created_at_ms INTEGER NOT NULL,
+      created_at_ms ${ms} NOT NULL,
       delivered_at TEXT
     )`
     yield* sql`CREATE INDEX deliveries_pending ON deliveries(next_attempt_at_ms) WHERE status = 'pending'`

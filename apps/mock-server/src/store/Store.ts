@@ -1,18 +1,22 @@
 /**
- * Everything the mock keeps, in SQLite: merchants and their key uploads, platform keys, orders,
- * callback deliveries and their attempts. Every multi-row change is one transaction; uniqueness
- * (one order per appKey + orderId, ordinal key versions, one current platform key) is enforced by
- * the database, not by luck.
+ * Everything the mock keeps, in SQLite (one process per file) or PostgreSQL (several mock replicas
+ * sharing one database): merchants and their key uploads, platform keys, orders, callback
+ * deliveries and their attempts. Every multi-row change is one transaction; uniqueness (one order
+ * per appKey + orderId, ordinal key versions, one current platform key) is enforced by the
+ * database, not by luck, so it holds across replicas too. The queries are the same on both
+ * dialects; what differs (opening the file, column types, migration locking) is named below.
  */
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { PgClient } from "@effect/sql-pg"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import type { Environment } from "@pc/core"
 import type * as Wire from "@pc/core/Wire"
-import { Context, Data, Effect, Layer, Option } from "effect"
+import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
+import pg from "pg"
 import { isoTime } from "../IsoTime.js"
 import { migrations } from "./Migrations.js"
 
@@ -153,412 +157,494 @@ export interface DeliveryDraft {
   readonly nowMs: number
 }
 
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+/**
+ * `shared`: other processes write the same database (PostgreSQL replicas), so nothing read from it
+ * may be cached in this process.
+ */
+export const make = (options: { readonly shared: boolean }) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
 
-  const merchantKeys = (appKey: string) =>
-    sql`SELECT version, status, uploaded_at FROM merchant_keys WHERE app_key = ${appKey} ORDER BY version`.pipe(
-      Effect.map((rows) =>
-        rows.map(
-          (row): MerchantKey => ({
-            version: row.version as number,
-            status: row.status as MerchantKey["status"],
-            uploadedAt: row.uploaded_at as string
-          })
+    const merchantKeys = (appKey: string) =>
+      sql`SELECT version, status, uploaded_at FROM merchant_keys WHERE app_key = ${appKey} ORDER BY version`.pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (row): MerchantKey => ({
+              version: row.version as number,
+              status: row.status as MerchantKey["status"],
+              uploadedAt: row.uploaded_at as string
+            })
+          )
         )
       )
-    )
 
-  const getMerchant = (appKey: string): Effect.Effect<Option.Option<Merchant>, SqlError> =>
-    Effect.gen(function* () {
-      const rows = yield* sql`SELECT app_key, notify_url FROM merchants WHERE app_key = ${appKey}`
-      const row = rows[0]
-      if (row === undefined) return Option.none()
-      const keys = yield* merchantKeys(appKey)
-      return Option.some({ appKey, notifyUrl: (row.notify_url as string | null) ?? null, keys })
-    })
-
-  const insertKey = (appKey: string, publicKeyPem: string, nowMs: number) =>
-    Effect.gen(function* () {
-      // The n-th upload is version n (spec 5.2): the next ordinal, inside the same transaction.
-      const [row] =
-        yield* sql`SELECT COALESCE(MAX(version), 0) + 1 AS next FROM merchant_keys WHERE app_key = ${appKey}`
-      const version = row!.next as number
-      yield* sql`INSERT INTO merchant_keys (app_key, version, public_key_pem, status, uploaded_at)
-        VALUES (${appKey}, ${version}, ${publicKeyPem}, 'active', ${isoTime(nowMs)})`
-      return version
-    })
-
-  const getOrder = (orderSn: string): Effect.Effect<Option.Option<OrderRecord>, SqlError> =>
-    sql`SELECT * FROM orders WHERE order_sn = ${orderSn}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toOrder))
-    )
-
-  const attemptsOf = (deliveryId: string) =>
-    sql`SELECT * FROM delivery_attempts WHERE delivery_id = ${deliveryId} ORDER BY attempt`.pipe(
-      Effect.map((rows) => rows.map(toAttempt))
-    )
-
-  const getDelivery = (id: string): Effect.Effect<Option.Option<DeliveryWithAttempts>, SqlError> =>
-    Effect.gen(function* () {
-      const [row] = yield* sql`SELECT * FROM deliveries WHERE id = ${id}`
-      if (row === undefined) return Option.none()
-      return Option.some({ ...toDelivery(row), attempts: yield* attemptsOf(id) })
-    })
-
-  // What authentication reads on every request (does the merchant exist, which key versions, which
-  // are disabled), cached per appKey. This store is the only writer, and every write below that
-  // touches a merchant forgets its entry, so the cache is never stale.
-  type AuthKeys = ReadonlyMap<number, { readonly publicKeyPem: string; readonly status: MerchantKey["status"] }>
-  const authCache = new Map<string, AuthKeys>()
-  let writes = 0
-
-  const authOf = (appKey: string): Effect.Effect<AuthKeys | null, SqlError> => {
-    const cached = authCache.get(appKey)
-    if (cached !== undefined) return Effect.succeed(cached)
-    return Effect.gen(function* () {
-      // A write that lands while this load runs bumps the generation: then the load is not cached.
-      const generation = writes
-      const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
-      const keys: AuthKeys | null =
-        merchant.length === 0
-          ? null
-          : new Map(
-              (yield* sql`SELECT version, public_key_pem, status FROM merchant_keys WHERE app_key = ${appKey}`).map(
-                (row) =>
-                  [
-                    row.version as number,
-                    { publicKeyPem: row.public_key_pem as string, status: row.status as MerchantKey["status"] }
-                  ] as const
-              )
-            )
-      // Only merchants are cached: a miss costs one query, and caching misses would let requests
-      // with made-up appKeys grow this map without bound.
-      if (keys !== null && generation === writes) authCache.set(appKey, keys)
-      return keys
-    })
-  }
-  const forget = (appKey: string) =>
-    Effect.ensuring(
-      Effect.sync(() => {
-        writes++
-        authCache.delete(appKey)
+    const getMerchant = (appKey: string): Effect.Effect<Option.Option<Merchant>, SqlError> =>
+      Effect.gen(function* () {
+        const rows = yield* sql`SELECT app_key, notify_url FROM merchants WHERE app_key = ${appKey}`
+        const row = rows[0]
+        if (row === undefined) return Option.none()
+        const keys = yield* merchantKeys(appKey)
+        return Option.some({ appKey, notifyUrl: (row.notify_url as string | null) ?? null, keys })
       })
-    )
 
-  return {
-    /** Binds a fresh database to the environment, and refuses one that holds another's data. */
-    claimEnvironment: (environment: Environment.Environment) =>
-      sql.withTransaction(
+    const insertKey = (appKey: string, publicKeyPem: string, nowMs: number) =>
+      Effect.gen(function* () {
+        // The n-th upload is version n (spec 5.2): the next ordinal, inside the same transaction.
+        const [row] =
+          yield* sql`SELECT COALESCE(MAX(version), 0) + 1 AS next FROM merchant_keys WHERE app_key = ${appKey}`
+        const version = row!.next as number
+        yield* sql`INSERT INTO merchant_keys (app_key, version, public_key_pem, status, uploaded_at)
+        VALUES (${appKey}, ${version}, ${publicKeyPem}, 'active', ${isoTime(nowMs)})`
+        return version
+      })
+
+    const getOrder = (orderSn: string): Effect.Effect<Option.Option<OrderRecord>, SqlError> =>
+      sql`SELECT * FROM orders WHERE order_sn = ${orderSn}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toOrder))
+      )
+
+    const attemptsOf = (deliveryId: string) =>
+      sql`SELECT * FROM delivery_attempts WHERE delivery_id = ${deliveryId} ORDER BY attempt`.pipe(
+        Effect.map((rows) => rows.map(toAttempt))
+      )
+
+    const getDelivery = (id: string): Effect.Effect<Option.Option<DeliveryWithAttempts>, SqlError> =>
+      Effect.gen(function* () {
+        const [row] = yield* sql`SELECT * FROM deliveries WHERE id = ${id}`
+        if (row === undefined) return Option.none()
+        return Option.some({ ...toDelivery(row), attempts: yield* attemptsOf(id) })
+      })
+
+    // What authentication reads on every request (does the merchant exist, which key versions, which
+    // are disabled), cached per appKey. On SQLite this store is the only writer, and every write
+    // below that touches a merchant forgets its entry, so the cache is never stale. On a shared
+    // database another replica may disable a key at any time: there nothing is cached.
+    type AuthKeys = ReadonlyMap<number, { readonly publicKeyPem: string; readonly status: MerchantKey["status"] }>
+    const authCache = new Map<string, AuthKeys>()
+    let writes = 0
+
+    const authOf = (appKey: string): Effect.Effect<AuthKeys | null, SqlError> => {
+      const cached = authCache.get(appKey)
+      if (cached !== undefined) return Effect.succeed(cached)
+      return Effect.gen(function* () {
+        // A write that lands while this load runs bumps the generation: then the load is not cached.
+        const generation = writes
+        const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
+        const keys: AuthKeys | null =
+          merchant.length === 0
+            ? null
+            : new Map(
+                (yield* sql`SELECT version, public_key_pem, status FROM merchant_keys WHERE app_key = ${appKey}`).map(
+                  (row) =>
+                    [
+                      row.version as number,
+                      { publicKeyPem: row.public_key_pem as string, status: row.status as MerchantKey["status"] }
+                    ] as const
+                )
+              )
+        // Only merchants are cached: a miss costs one query, and caching misses would let requests
+        // with made-up appKeys grow this map without bound.
+        if (keys !== null && generation === writes && !options.shared) authCache.set(appKey, keys)
+        return keys
+      })
+    }
+    const forget = (appKey: string) =>
+      Effect.ensuring(
+        Effect.sync(() => {
+          writes++
+          authCache.delete(appKey)
+        })
+      )
+
+    return {
+      /** Whether other processes share this database (PostgreSQL replicas): then nothing may be cached. */
+      shared: options.shared,
+
+      /** Binds a fresh database to the environment, and refuses one that holds another's data. */
+      claimEnvironment: (environment: Environment.Environment) =>
+        // Insert-if-absent, then read: replicas starting together on a fresh database all agree.
         Effect.gen(function* () {
+          yield* sql`INSERT INTO meta (key, value) VALUES ('environment', ${environment}) ON CONFLICT DO NOTHING`
           const [row] = yield* sql`SELECT value FROM meta WHERE key = 'environment'`
-          if (row === undefined) {
-            yield* sql`INSERT INTO meta (key, value) VALUES ('environment', ${environment})`
-          } else if (row.value !== environment) {
-            return yield* new EnvironmentMismatch({ expected: environment, found: String(row.value) })
+          if (row?.value !== environment) {
+            return yield* new EnvironmentMismatch({ expected: environment, found: String(row?.value) })
           }
-        })
-      ),
+        }),
 
-    /** Creates a merchant with its first key (version 1). */
-    createMerchant: (input: {
-      readonly appKey: string
-      readonly publicKeyPem: string
-      readonly notifyUrl: string | null
-      readonly nowMs: number
-    }) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            yield* sql`INSERT INTO merchants (app_key, notify_url, created_at)
+      /** Creates a merchant with its first key (version 1). */
+      createMerchant: (input: {
+        readonly appKey: string
+        readonly publicKeyPem: string
+        readonly notifyUrl: string | null
+        readonly nowMs: number
+      }) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO merchants (app_key, notify_url, created_at)
             VALUES (${input.appKey}, ${input.notifyUrl}, ${isoTime(input.nowMs)})`
-            return yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
-          })
-        )
-        .pipe(forget(input.appKey)),
+              return yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
+            })
+          )
+          .pipe(forget(input.appKey)),
 
-    /** Makes sure a fixed merchant (the test merchant) exists with this key as version 1. */
-    ensureMerchant: (input: { readonly appKey: string; readonly publicKeyPem: string; readonly nowMs: number }) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const existing = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${input.appKey}`
-            if (existing.length > 0) return
-            yield* sql`INSERT INTO merchants (app_key, notify_url, created_at) VALUES (${input.appKey}, NULL, ${isoTime(input.nowMs)})`
-            yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
-          })
-        )
-        .pipe(forget(input.appKey)),
+      /** Makes sure a fixed merchant (the test merchant) exists with this key as version 1. */
+      ensureMerchant: (input: { readonly appKey: string; readonly publicKeyPem: string; readonly nowMs: number }) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              // Insert-if-absent: of replicas starting together, one inserts and the others (waiting
+              // on its row until it commits) do nothing.
+              const inserted = yield* sql`INSERT INTO merchants (app_key, notify_url, created_at)
+              VALUES (${input.appKey}, NULL, ${isoTime(input.nowMs)}) ON CONFLICT DO NOTHING RETURNING app_key`
+              if (inserted.length === 0) return
+              yield* insertKey(input.appKey, input.publicKeyPem, input.nowMs)
+            })
+          )
+          .pipe(forget(input.appKey)),
 
-    getMerchant,
+      getMerchant,
 
-    /** Adds a key upload; resolves its version (the ordinal of the upload). */
-    addMerchantKey: (appKey: string, publicKeyPem: string, nowMs: number) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
-            if (merchant.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
-            return yield* insertKey(appKey, publicKeyPem, nowMs)
-          })
-        )
-        .pipe(forget(appKey)),
+      /** Adds a key upload; resolves its version (the ordinal of the upload). */
+      addMerchantKey: (appKey: string, publicKeyPem: string, nowMs: number) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const merchant = yield* sql`SELECT 1 FROM merchants WHERE app_key = ${appKey}`
+              if (merchant.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
+              return yield* insertKey(appKey, publicKeyPem, nowMs)
+            })
+          )
+          .pipe(forget(appKey)),
 
-    disableMerchantKey: (appKey: string, version: number) =>
-      Effect.gen(function* () {
-        const rows = yield* sql`UPDATE merchant_keys SET status = 'disabled'
+      disableMerchantKey: (appKey: string, version: number) =>
+        Effect.gen(function* () {
+          const rows = yield* sql`UPDATE merchant_keys SET status = 'disabled'
           WHERE app_key = ${appKey} AND version = ${version} RETURNING version`
-        if (rows.length === 0) return yield* new NotFound({ what: `key version ${version} of merchant ${appKey}` })
-      }).pipe(forget(appKey)),
+          if (rows.length === 0) return yield* new NotFound({ what: `key version ${version} of merchant ${appKey}` })
+        }).pipe(forget(appKey)),
 
-    /** The public key PEM and status of one merchant key version (cached; see `authOf`). */
-    merchantKey: (appKey: string, version: number) =>
-      Effect.map(authOf(appKey), (keys) => Option.fromNullable(keys?.get(version))),
+      /** The public key PEM and status of one merchant key version (cached; see `authOf`). */
+      merchantKey: (appKey: string, version: number) =>
+        Effect.map(authOf(appKey), (keys) => Option.fromNullable(keys?.get(version))),
 
-    merchantExists: (appKey: string) => Effect.map(authOf(appKey), (keys) => keys !== null),
+      merchantExists: (appKey: string) => Effect.map(authOf(appKey), (keys) => keys !== null),
 
-    /** Sets the notify URL and makes the merchant's waiting deliveries due now, in one transaction. */
-    setNotifyUrl: (appKey: string, notifyUrl: string, nowMs: number) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const rows =
-            yield* sql`UPDATE merchants SET notify_url = ${notifyUrl} WHERE app_key = ${appKey} RETURNING app_key`
-          if (rows.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
-          yield* sql`UPDATE deliveries SET next_attempt_at_ms = ${nowMs}
+      /** Sets the notify URL and makes the merchant's waiting deliveries due now, in one transaction. */
+      setNotifyUrl: (appKey: string, notifyUrl: string, nowMs: number) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const rows =
+              yield* sql`UPDATE merchants SET notify_url = ${notifyUrl} WHERE app_key = ${appKey} RETURNING app_key`
+            if (rows.length === 0) return yield* new NotFound({ what: `merchant ${appKey}` })
+            yield* sql`UPDATE deliveries SET next_attempt_at_ms = ${nowMs}
             WHERE app_key = ${appKey} AND status = 'pending' AND next_attempt_at_ms > ${nowMs}`
-        })
-      ),
-
-    notifyUrlOf: (appKey: string) =>
-      sql`SELECT notify_url FROM merchants WHERE app_key = ${appKey}`.pipe(
-        Effect.map((rows) => (rows[0]?.notify_url as string | null | undefined) ?? null)
-      ),
-
-    platformKeys: sql`SELECT * FROM platform_keys ORDER BY version`.pipe(Effect.map((rows) => rows.map(toPlatformKey))),
-
-    /** Publishes a new platform key that signs from now on; the previous current one stays published. */
-    addPlatformKey: (input: {
-      readonly privateKeyPem: string
-      readonly publicKeyPem: string
-      readonly nowMs: number
-    }) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const [row] = yield* sql`SELECT COALESCE(MAX(version), 0) + 1 AS next FROM platform_keys`
-          const version = row!.next as number
-          yield* sql`UPDATE platform_keys SET status = 'published' WHERE status = 'current'`
-          yield* sql`INSERT INTO platform_keys (version, private_key_pem, public_key_pem, status, created_at)
-            VALUES (${version}, ${input.privateKeyPem}, ${input.publicKeyPem}, 'current', ${isoTime(input.nowMs)})`
-          return toPlatformKey({
-            version,
-            private_key_pem: input.privateKeyPem,
-            public_key_pem: input.publicKeyPem,
-            status: "current",
-            created_at: isoTime(input.nowMs)
           })
-        })
+        ),
+
+      notifyUrlOf: (appKey: string) =>
+        sql`SELECT notify_url FROM merchants WHERE app_key = ${appKey}`.pipe(
+          Effect.map((rows) => (rows[0]?.notify_url as string | null | undefined) ?? null)
+        ),
+
+      platformKeys: sql`SELECT * FROM platform_keys ORDER BY version`.pipe(
+        Effect.map((rows) => rows.map(toPlatformKey))
       ),
 
-    /**
-     * Creates an order, or returns the existing one for the same appKey + orderId (idempotency).
-     * Fails with {@link Conflict} when that existing order has another amount or currency.
-     */
-    createOrder: (input: {
-      /** Makes a fresh orderSn; called again in the (astronomically rare) case of a repeat. */
-      readonly orderSn: () => string
-      readonly appKey: string
-      readonly outerOrder: string
-      readonly amount: string
-      readonly currency: string
-      readonly nowMs: number
-      readonly expiresAtMs: number
-    }) =>
-      // One statement per try, so no transaction: the UNIQUE (app_key, outer_order) constraint alone
-      // decides which of concurrent creates wins, and the losers read the winner's committed row.
-      Effect.gen(function* () {
-        const now = isoTime(input.nowMs)
-        for (let attempt = 0; ; attempt++) {
-          const inserted = yield* sql`INSERT INTO orders
+      /**
+       * The current platform key, making `initial` version 1 when there is none yet. Replicas starting
+       * together on a fresh database each offer a key; exactly one becomes version 1 and all of them
+       * sign with it.
+       */
+      currentPlatformKey: (initial: {
+        readonly privateKeyPem: string
+        readonly publicKeyPem: string
+        readonly nowMs: number
+      }) =>
+        Effect.gen(function* () {
+          yield* sql`INSERT INTO platform_keys (version, private_key_pem, public_key_pem, status, created_at)
+          VALUES (1, ${initial.privateKeyPem}, ${initial.publicKeyPem}, 'current', ${isoTime(initial.nowMs)})
+          ON CONFLICT DO NOTHING`
+          const [row] = yield* sql`SELECT * FROM platform_keys WHERE status = 'current'`
+          return toPlatformKey(row!)
+        }),
+
+      /** Publishes a new platform key that signs from now on; the previous current one stays published. */
+      addPlatformKey: (input: {
+        readonly privateKeyPem: string
+        readonly publicKeyPem: string
+        readonly nowMs: number
+      }) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const [row] = yield* sql`SELECT COALESCE(MAX(version), 0) + 1 AS next FROM platform_keys`
+            const version = row!.next as number
+            yield* sql`UPDATE platform_keys SET status = 'published' WHERE status = 'current'`
+            yield* sql`INSERT INTO platform_keys (version, private_key_pem, public_key_pem, status, created_at)
+            VALUES (${version}, ${input.privateKeyPem}, ${input.publicKeyPem}, 'current', ${isoTime(input.nowMs)})`
+            return toPlatformKey({
+              version,
+              private_key_pem: input.privateKeyPem,
+              public_key_pem: input.publicKeyPem,
+              status: "current",
+              created_at: isoTime(input.nowMs)
+            })
+          })
+        ),
+
+      /**
+       * Creates an order, or returns the existing one for the same appKey + orderId (idempotency).
+       * Fails with {@link Conflict} when that existing order has another amount or currency.
+       */
+      createOrder: (input: {
+        /** Makes a fresh orderSn; called again in the (astronomically rare) case of a repeat. */
+        readonly orderSn: () => string
+        readonly appKey: string
+        readonly outerOrder: string
+        readonly amount: string
+        readonly currency: string
+        readonly nowMs: number
+        readonly expiresAtMs: number
+      }) =>
+        // One statement per try, so no transaction: the UNIQUE (app_key, outer_order) constraint alone
+        // decides which of concurrent creates wins, and the losers read the winner's committed row.
+        Effect.gen(function* () {
+          const now = isoTime(input.nowMs)
+          for (let attempt = 0; ; attempt++) {
+            const inserted = yield* sql`INSERT INTO orders
             (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
             VALUES (${input.orderSn()}, ${input.appKey}, ${input.outerOrder}, ${input.amount}, ${input.currency},
               'CREATED', ${now}, ${now}, ${input.expiresAtMs})
             ON CONFLICT DO NOTHING
             RETURNING *`
-          if (inserted[0] !== undefined) return { order: toOrder(inserted[0]), created: true }
-          const [row] =
-            yield* sql`SELECT * FROM orders WHERE app_key = ${input.appKey} AND outer_order = ${input.outerOrder}`
-          // No order with this orderId: the conflict was a repeated orderSn, so draw another.
-          if (row === undefined && attempt < 5) continue
-          const existing = toOrder(row!)
-          if (existing.amount !== input.amount || existing.currency !== input.currency) {
-            return yield* new Conflict({ existing })
+            if (inserted[0] !== undefined) return { order: toOrder(inserted[0]), created: true }
+            const [row] =
+              yield* sql`SELECT * FROM orders WHERE app_key = ${input.appKey} AND outer_order = ${input.outerOrder}`
+            // No order with this orderId: the conflict was a repeated orderSn, so draw another.
+            if (row === undefined && attempt < 5) continue
+            const existing = toOrder(row!)
+            if (existing.amount !== input.amount || existing.currency !== input.currency) {
+              return yield* new Conflict({ existing })
+            }
+            return { order: existing, created: false }
           }
-          return { order: existing, created: false }
-        }
-      }),
+        }),
 
-    getOrder,
+      getOrder,
 
-    /**
-     * Moves a CREATED order to a final state and records its callback delivery in the same
-     * transaction, so no move is ever without its callback and no callback without its move.
-     */
-    moveOrder: (
-      orderSn: string,
-      to: "PAID" | "FAILED" | "EXPIRED",
-      nowMs: number,
-      draft: (order: OrderRecord) => DeliveryDraft
-    ) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const now = isoTime(nowMs)
-          const [row] = yield* sql`UPDATE orders SET status = ${to}, updated_at = ${now}
+      /**
+       * Moves a CREATED order to a final state and records its callback delivery in the same
+       * transaction, so no move is ever without its callback and no callback without its move.
+       */
+      moveOrder: (
+        orderSn: string,
+        to: "PAID" | "FAILED" | "EXPIRED",
+        nowMs: number,
+        draft: (order: OrderRecord) => DeliveryDraft
+      ) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const now = isoTime(nowMs)
+            const [row] = yield* sql`UPDATE orders SET status = ${to}, updated_at = ${now}
             WHERE order_sn = ${orderSn} AND status = 'CREATED' RETURNING *`
-          if (row === undefined) {
-            const existing = yield* getOrder(orderSn)
-            if (Option.isNone(existing)) return yield* new NotFound({ what: `order ${orderSn}` })
-            return yield* new AlreadyFinal({ status: existing.value.status })
-          }
-          const order = toOrder(row)
-          const delivery = draft(order)
-          yield* sql`INSERT INTO deliveries
+            if (row === undefined) {
+              const existing = yield* getOrder(orderSn)
+              if (Option.isNone(existing)) return yield* new NotFound({ what: `order ${orderSn}` })
+              return yield* new AlreadyFinal({ status: existing.value.status })
+            }
+            const order = toOrder(row)
+            const delivery = draft(order)
+            yield* sql`INSERT INTO deliveries
             (id, order_sn, app_key, event_id, event_type, body, status, attempt_count, next_attempt_at_ms, created_at, created_at_ms)
             VALUES (${delivery.id}, ${orderSn}, ${order.appKey}, ${delivery.eventId}, ${delivery.eventType}, ${delivery.body},
               'pending', 0, ${delivery.nowMs}, ${now}, ${delivery.nowMs})`
-          return order
-        })
+            return order
+          })
+        ),
+
+      /** Orders still CREATED whose time to live has passed. */
+      dueOrders: (nowMs: number) =>
+        sql`SELECT order_sn FROM orders WHERE status = 'CREATED' AND expires_at_ms <= ${nowMs} ORDER BY expires_at_ms LIMIT 100`.pipe(
+          Effect.map((rows) => rows.map((row) => row.order_sn as string))
+        ),
+
+      /** The earliest time an order will expire, if any is still open. */
+      nextExpiry: sql`SELECT MIN(expires_at_ms) AS at FROM orders WHERE status = 'CREATED'`.pipe(
+        Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
       ),
 
-    /** Orders still CREATED whose time to live has passed. */
-    dueOrders: (nowMs: number) =>
-      sql`SELECT order_sn FROM orders WHERE status = 'CREATED' AND expires_at_ms <= ${nowMs} ORDER BY expires_at_ms LIMIT 100`.pipe(
-        Effect.map((rows) => rows.map((row) => row.order_sn as string))
+      /** Pending deliveries due at `nowMs`. */
+      dueDeliveries: (nowMs: number) =>
+        sql`SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs}
+        ORDER BY next_attempt_at_ms LIMIT 50`.pipe(Effect.map((rows) => rows.map(toDelivery))),
+
+      nextDeliveryAt: sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending'`.pipe(
+        Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
       ),
 
-    /** The earliest time an order will expire, if any is still open. */
-    nextExpiry: sql`SELECT MIN(expires_at_ms) AS at FROM orders WHERE status = 'CREATED'`.pipe(
-      Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
-    ),
-
-    /**
-     * Pending deliveries due at `nowMs`, taken in turns between merchants: each merchant's oldest
-     * first, then each one's second, and so on. A merchant with a backlog of hundreds (a dead
-     * endpoint) then never fills the whole batch and hides another merchant's callback behind it.
-     */
-    dueDeliveries: (nowMs: number) =>
-      sql`SELECT * FROM (
-          SELECT deliveries.*, ROW_NUMBER() OVER (PARTITION BY app_key ORDER BY next_attempt_at_ms, id) AS turn
-          FROM deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs}
-        ) AS due ORDER BY turn, next_attempt_at_ms LIMIT 50`.pipe(Effect.map((rows) => rows.map(toDelivery))),
-
-    nextDeliveryAt: sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending'`.pipe(
-      Effect.map((rows) => (rows[0]?.at as number | null | undefined) ?? null)
-    ),
-
-    /**
-     * Leases a delivery that is pending and due at `nowMs` for an attempt until `untilMs` (see the
-     * dispatcher). A compare-and-set: resolves `false`, and the caller must not attempt, when the row
-     * is no longer due (another lease, or a state change since it was read).
-     */
-    lease: (id: string, nowMs: number, untilMs: number) =>
-      sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
+      /**
+       * Leases a delivery that is pending and due at `nowMs` for an attempt until `untilMs` (see the
+       * dispatcher). A compare-and-set: resolves `false`, and the caller must not attempt, when the row
+       * is no longer due (another lease, or a state change since it was read).
+       */
+      lease: (id: string, nowMs: number, untilMs: number) =>
+        sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
         WHERE id = ${id} AND status = 'pending' AND next_attempt_at_ms <= ${nowMs} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      ),
+          Effect.map((rows) => rows.length > 0)
+        ),
 
-    /**
-     * Records that an attempt is about to be sent, before it is (CONTRACT.md): if the process dies
-     * while it is on the wire, the attempt still shows, with {@link ATTEMPT_WITHOUT_OUTCOME} as its
-     * error. Resolves with the attempt's number, which {@link recordAttempt} then completes.
-     */
-    beginAttempt: (
-      deliveryId: string,
-      attempt: Pick<DeliveryAttempt, "at" | "url" | "keyVersion">
-    ): Effect.Effect<number, SqlError> =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          // After attempts cut short by a crash, the next number follows the rows, not the count.
-          const [row] =
-            yield* sql`SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM delivery_attempts WHERE delivery_id = ${deliveryId}`
-          const number = row!.next as number
-          yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
-            VALUES (${deliveryId}, ${number}, ${attempt.at}, ${attempt.url}, NULL, ${ATTEMPT_WITHOUT_OUTCOME},
-              ${attempt.keyVersion}, 0)`
-          yield* sql`UPDATE deliveries SET attempt_count = ${number} WHERE id = ${deliveryId}`
-          return number
+      /**
+       * Claims up to `limit` pending deliveries due at `nowMs` by leasing them until `untilMs`, in one
+       * statement; resolves the claimed rows. `exclude` are the rows this process has in flight,
+       * `busy` the merchants that already hold all the slots they may (none of theirs is claimed).
+       *
+       * Due rows are taken in turns between merchants (each merchant's oldest, then each one's
+       * second, ...), at most `perMerchant` of one merchant: a merchant with a backlog of hundreds (a
+       * dead endpoint) never fills the batch and hides another merchant's callback behind it.
+       *
+       * On PostgreSQL the candidate rows are locked `FOR UPDATE SKIP LOCKED`: replicas claiming at the
+       * same moment take disjoint sets instead of queueing on each other's rows, and a row leased by
+       * one is not due for the others until its lease ends (a replica that dies holding it loses
+       * nothing). SQLite has one writer and no row locks: the same statement without the clause.
+       */
+      claimDue: (
+        nowMs: number,
+        untilMs: number,
+        options: {
+          readonly limit: number
+          readonly perMerchant: number
+          readonly exclude: ReadonlyArray<string>
+          readonly busy: ReadonlyArray<string>
+        }
+      ) => {
+        const notExcluded = options.exclude.length === 0 ? sql`1 = 1` : sql`id NOT IN ${sql.in(options.exclude)}`
+        const notBusy = options.busy.length === 0 ? sql`1 = 1` : sql`app_key NOT IN ${sql.in(options.busy)}`
+        // FOR UPDATE cannot share a query level with a window function: the rows are locked in the
+        // first step, and ranked in the second.
+        const locking = sql.onDialectOrElse({
+          pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+          orElse: () => sql.literal("")
         })
-      ),
+        return sql`WITH due AS (
+            SELECT id, app_key, next_attempt_at_ms FROM deliveries
+            WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs} AND ${notExcluded} AND ${notBusy}
+            ${locking}
+          ), turns AS (
+            SELECT id, next_attempt_at_ms,
+              ROW_NUMBER() OVER (PARTITION BY app_key ORDER BY next_attempt_at_ms, id) AS turn
+            FROM due
+          )
+          UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
+          WHERE id IN (SELECT id FROM turns WHERE turn <= ${options.perMerchant}
+            ORDER BY turn, next_attempt_at_ms, id LIMIT ${options.limit})
+          RETURNING *`.pipe(Effect.map((rows) => rows.map(toDelivery)))
+      },
 
-    /**
-     * Records one attempt made under the lease `leasedUntilMs`, and the delivery's next state,
-     * atomically; `begun` is the number {@link beginAttempt} gave it (the row is completed), else
-     * a new row is added. When the row no longer carries that lease, a resend came in while the
-     * attempt ran: the attempt is recorded, but the delivery stays pending and due at the resend's
-     * time, so the resend is not lost.
-     */
-    recordAttempt: (
-      delivery: Delivery,
-      leasedUntilMs: number,
-      attempt: Omit<DeliveryAttempt, "attempt">,
-      next:
-        | { readonly status: "delivered" }
-        | { readonly status: "pending"; readonly nextAttemptAtMs: number }
-        | { readonly status: "failed" },
-      begun?: number
-    ) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const [row] =
-            yield* sql`SELECT attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id = ${delivery.id}`
-          if (row === undefined) return
-          const number = begun ?? (row.attempt_count as number) + 1
-          if (begun === undefined) {
+      /**
+       * Gives back claimed rows that this process will not attempt after all (a merchant's slots
+       * filled up): due again at `nowMs`, unless something changed them since the claim.
+       */
+      release: (ids: ReadonlyArray<string>, untilMs: number, nowMs: number) =>
+        ids.length === 0
+          ? Effect.void
+          : sql`UPDATE deliveries SET next_attempt_at_ms = ${nowMs}
+              WHERE id IN ${sql.in(ids)} AND status = 'pending' AND next_attempt_at_ms = ${untilMs}`.pipe(
+              Effect.asVoid
+            ),
+
+      /**
+       * Records that an attempt is about to be sent, before it is (CONTRACT.md): if the process dies
+       * while it is on the wire, the attempt still shows, with {@link ATTEMPT_WITHOUT_OUTCOME} as its
+       * error. Resolves with the attempt's number, which {@link recordAttempt} then completes.
+       */
+      beginAttempt: (
+        deliveryId: string,
+        attempt: Pick<DeliveryAttempt, "at" | "url" | "keyVersion">
+      ): Effect.Effect<number, SqlError> =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            // After attempts cut short by a crash, the next number follows the rows, not the count.
+            const [row] =
+              yield* sql`SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM delivery_attempts WHERE delivery_id = ${deliveryId}`
+            const number = Number(row!.next)
             yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
-              VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
-                ${attempt.keyVersion}, ${attempt.durationMs})`
-          } else {
-            yield* sql`UPDATE delivery_attempts SET at = ${attempt.at}, url = ${attempt.url}, http_status = ${attempt.httpStatus},
-                error = ${attempt.error}, key_version = ${attempt.keyVersion}, duration_ms = ${attempt.durationMs}
-              WHERE delivery_id = ${delivery.id} AND attempt = ${number}`
-          }
-          const deliveredAt = next.status === "delivered" ? attempt.at : null
-          const resent = row.status !== "pending" || row.next_attempt_at_ms !== leasedUntilMs
-          if (resent) {
-            yield* sql`UPDATE deliveries SET attempt_count = ${number}, last_error = ${attempt.error},
+              VALUES (${deliveryId}, ${number}, ${attempt.at}, ${attempt.url}, NULL, ${ATTEMPT_WITHOUT_OUTCOME},
+                ${attempt.keyVersion}, 0)`
+            yield* sql`UPDATE deliveries SET attempt_count = ${number} WHERE id = ${deliveryId}`
+            return number
+          })
+        ),
+
+      /**
+       * Records one attempt made under the lease `leasedUntilMs`, and the delivery's next state,
+       * atomically; `begun` is the number {@link beginAttempt} gave it (the row is completed), else
+       * a new row is added. When the row no longer carries that lease, a resend came in while the
+       * attempt ran: the attempt is recorded, but the delivery stays pending and due at the resend's
+       * time, so the resend is not lost.
+       */
+      recordAttempt: (
+        delivery: Delivery,
+        leasedUntilMs: number,
+        attempt: Omit<DeliveryAttempt, "attempt">,
+        next:
+          | { readonly status: "delivered" }
+          | { readonly status: "pending"; readonly nextAttemptAtMs: number }
+          | { readonly status: "failed" },
+        begun?: number
+      ) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const [row] =
+              yield* sql`SELECT attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id = ${delivery.id}`
+            if (row === undefined) return
+            const number = begun ?? Number(row.attempt_count) + 1
+            if (begun === undefined) {
+              yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
+                VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
+                  ${attempt.keyVersion}, ${attempt.durationMs})`
+            } else {
+              yield* sql`UPDATE delivery_attempts SET at = ${attempt.at}, url = ${attempt.url}, http_status = ${attempt.httpStatus},
+                  error = ${attempt.error}, key_version = ${attempt.keyVersion}, duration_ms = ${attempt.durationMs}
+                WHERE delivery_id = ${delivery.id} AND attempt = ${number}`
+            }
+            const deliveredAt = next.status === "delivered" ? attempt.at : null
+            const resent = row.status !== "pending" || row.next_attempt_at_ms !== leasedUntilMs
+            if (resent) {
+              yield* sql`UPDATE deliveries SET attempt_count = ${number}, last_error = ${attempt.error},
               delivered_at = COALESCE(${deliveredAt}, delivered_at)
               WHERE id = ${delivery.id}`
-            return
-          }
-          const nextAt = next.status === "pending" ? next.nextAttemptAtMs : null
-          yield* sql`UPDATE deliveries SET status = ${next.status}, attempt_count = ${number},
+              return
+            }
+            const nextAt = next.status === "pending" ? next.nextAttemptAtMs : null
+            yield* sql`UPDATE deliveries SET status = ${next.status}, attempt_count = ${number},
             next_attempt_at_ms = ${nextAt}, last_error = ${attempt.error}, delivered_at = ${deliveredAt}
             WHERE id = ${delivery.id}`
-        })
-      ),
+          })
+        ),
 
-    deliveriesOf: (orderSn: string | undefined) =>
-      Effect.gen(function* () {
-        const rows =
-          orderSn === undefined
-            ? yield* sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT 200`
-            : yield* sql`SELECT * FROM deliveries WHERE order_sn = ${orderSn} ORDER BY created_at_ms, id`
-        return yield* Effect.forEach(rows, (row) =>
-          Effect.map(attemptsOf(row.id as string), (attempts) => ({ ...toDelivery(row), attempts }))
-        )
-      }),
+      deliveriesOf: (orderSn: string | undefined) =>
+        Effect.gen(function* () {
+          const rows =
+            orderSn === undefined
+              ? yield* sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT 200`
+              : yield* sql`SELECT * FROM deliveries WHERE order_sn = ${orderSn} ORDER BY created_at_ms, id`
+          return yield* Effect.forEach(rows, (row) =>
+            Effect.map(attemptsOf(row.id as string), (attempts) => ({ ...toDelivery(row), attempts }))
+          )
+        }),
 
-    getDelivery,
+      getDelivery,
 
-    /** Queues a delivery again, now, whatever its state (the developer menu's resend). */
-    resend: (id: string, nowMs: number) =>
-      Effect.gen(function* () {
-        const rows = yield* sql`UPDATE deliveries SET status = 'pending', next_attempt_at_ms = ${nowMs}
+      /** Queues a delivery again, now, whatever its state (the developer menu's resend). */
+      resend: (id: string, nowMs: number) =>
+        Effect.gen(function* () {
+          const rows = yield* sql`UPDATE deliveries SET status = 'pending', next_attempt_at_ms = ${nowMs}
           WHERE id = ${id} RETURNING id`
-        if (rows.length === 0) return yield* new NotFound({ what: `delivery ${id}` })
-        return (yield* getDelivery(id)).pipe(Option.getOrThrow)
-      })
-  }
-})
+          if (rows.length === 0) return yield* new NotFound({ what: `delivery ${id}` })
+          return (yield* getDelivery(id)).pipe(Option.getOrThrow)
+        })
+    }
+  })
 
 /** A database that is a file on disk (not `:memory:`, not SQLite's anonymous temporary database). */
 const isFile = (db: string): boolean => db !== ":memory:" && db !== ""
@@ -620,20 +706,71 @@ const createFile = (db: string) =>
     closeSync(openSync(db, "a", 0o600))
   })
 
-export class Store extends Context.Tag("mock-server/Store")<Store, Effect.Effect.Success<typeof make>>() {
+const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+
+/** An arbitrary constant naming the mock's migration lock among PostgreSQL advisory locks. */
+const MIGRATION_LOCK = 4_010_013
+
+/**
+ * Migrates a shared PostgreSQL database while holding an advisory lock for the transaction: of
+ * replicas starting together, one migrates and the others wait, then find nothing left to do.
+ */
+const migrateShared = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+      // The migrator probes for its table with a query that fails when it is missing, which would
+      // abort this transaction: under the lock, make the table first (the migrator's own definition).
+      yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+        migration_id integer primary key,
+        created_at timestamp with time zone not null default now(),
+        name text not null
+      )`
+      yield* migrate
+    })
+  )
+})
+
+/** Whether `--db` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a SQLite file. */
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
+
+// node-postgres hands BIGINT (int8) columns over as strings, since they may exceed 2^53; the
+// mock's are epoch milliseconds and counts, well within it: read them as numbers, as on SQLite.
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+}
+
+export class Store extends Context.Tag("mock-server/Store")<Store, Effect.Effect.Success<ReturnType<typeof make>>>() {
   /**
-   * Opens the database `db` (a file: locked for this process, see {@link DatabaseInUse}), runs the
-   * migrations, then offers the store. Needs a `SqlClient` on `db`.
+   * Opens the SQLite database `db` (a file: locked for this process, see {@link DatabaseInUse}),
+   * runs the migrations, then offers the store. Needs a `SqlClient` on `db`.
    */
   static readonly layer = (db: string) =>
     Layer.effect(
       Store,
       Effect.gen(function* () {
         yield* openDatabase(db)
-        yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
-        return yield* make
+        yield* migrate
+        return yield* make({ shared: false })
       })
     )
+
+  /** The store on a shared PostgreSQL database (`postgres://` URL): migrated under a lock, no caches. */
+  static readonly postgres = (url: string) =>
+    Layer.effect(
+      Store,
+      Effect.gen(function* () {
+        yield* migrateShared
+        return yield* make({ shared: true })
+      })
+    ).pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), types: pgTypes })))
+
+  /** The store `--db` names: PostgreSQL for a `postgres://` URL, else SQLite. */
+  static readonly fromDb = (db: string) => (isPostgresUrl(db) ? Store.postgres(db) : Store.sqlite(db))
 
   /** The store on SQLite: the file `db` (created 0600 if new) or `:memory:`. */
   static readonly sqlite = (db: string) =>

@@ -1,0 +1,158 @@
+// Several mock processes on one PostgreSQL database (CONTRACT.md "Running the mock"): the same
+// platform keys, create-order idempotency across replicas, each callback delivered once by one
+// replica, a replica killed holding deliveries loses none, and restarting every replica loses
+// nothing. Real processes, a real (throwaway) PostgreSQL, a real receiver.
+import * as Wire from "@pc/core/Wire"
+import { startPostgres } from "@pc/servers"
+import { Schema } from "effect"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { createOrder, dev } from "./support/mock.js"
+import { killAllMocks, type MockProcess, spawnMock } from "./support/mockProcess.js"
+import { type Receiver, startReceiver, waitUntil } from "./support/receiver.js"
+
+const postgres = await startPostgres()
+const receivers: Array<Receiver> = []
+afterEach(async () => {
+  killAllMocks()
+  for (const receiver of receivers.splice(0)) await receiver.close()
+})
+afterAll(() => postgres.stop())
+
+const CALLBACK_TIMEOUT_MS = 3_000
+const replicas = (db: string, n: number) =>
+  Promise.all(
+    Array.from({ length: n }, () =>
+      spawnMock([
+        "--env",
+        "production",
+        "--db",
+        db,
+        "--callback-backoff-ms",
+        "300",
+        "--callback-timeout-ms",
+        String(CALLBACK_TIMEOUT_MS)
+      ])
+    )
+  )
+const stopAll = async (mocks: ReadonlyArray<MockProcess>, signal: NodeJS.Signals) => {
+  for (const mock of mocks) mock.child.kill(signal)
+  await Promise.all(mocks.map((mock) => mock.exited))
+}
+
+/** Creates an order; a dropped connection is retried, as a client does (create-order is idempotent). */
+const createdSn = async (url: string, orderId: string, amount = "7.50"): Promise<string> => {
+  const body = JSON.stringify({ orderId, amount, currency: "USD" })
+  let created: Awaited<ReturnType<typeof createOrder>> | undefined
+  for (let attempt = 1; created === undefined; attempt++) {
+    created = await createOrder(url, body).catch((error: unknown) => {
+      if (attempt >= 3) throw error
+      return undefined
+    })
+  }
+  expect(created.json.code, JSON.stringify(created.json)).toBe("SUCCESS")
+  return Schema.decodeUnknownSync(Wire.CreateOrderResult)(created.json.data).orderSn
+}
+const eventIdOf = (body: string) => (JSON.parse(body) as { eventId: string }).eventId
+const receiverFor = async (mock: MockProcess) => {
+  const receiver = await startReceiver(200)
+  receivers.push(receiver)
+  const set = await dev(mock.url, "PUT", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, {
+    notifyUrl: receiver.url
+  })
+  expect(set.json.code).toBe("SUCCESS")
+  return receiver
+}
+
+describe("three mock replicas on one PostgreSQL", () => {
+  let databases = 0
+  const freshDatabase = () => postgres.createDatabase(`replicas_${++databases}`)
+
+  it("share platform keys, make one order of 200 parallel identical creates, deliver each callback once, and lose nothing on restart", async () => {
+    const db = await freshDatabase()
+    // All three start together on the empty database: one migrates, the others wait.
+    const mocks = await replicas(db, 3)
+    const keys = await Promise.all(mocks.map((mock) => dev<Array<unknown>>(mock.url, "GET", "/dev/platform-keys")))
+    expect(keys[0]!.json.data).toHaveLength(1)
+    expect(keys[1]!.json.data).toEqual(keys[0]!.json.data)
+    expect(keys[2]!.json.data).toEqual(keys[0]!.json.data)
+
+    // 200 identical creates spread over the replicas, all at once: one order.
+    const orderId = `same-${Date.now()}`
+    const sns = await Promise.all(Array.from({ length: 200 }, (_, i) => createdSn(mocks[i % 3]!.url, orderId)))
+    expect(new Set(sns).size).toBe(1)
+    const other = await createOrder(mocks[1]!.url, JSON.stringify({ orderId, amount: "8.00", currency: "USD" }))
+    expect(other.json.code).toBe("duplicateOrder")
+
+    // 100 orders created and paid through different replicas: each callback once.
+    const receiver = await receiverFor(mocks[0]!)
+    const orders = await Promise.all(Array.from({ length: 100 }, (_, i) => createdSn(mocks[i % 3]!.url, `paid-${i}`)))
+    await Promise.all(orders.map((sn, i) => dev(mocks[(i + 1) % 3]!.url, "POST", `/dev/orders/${sn}/pay`)))
+    await receiver.waitFor(100, undefined, 60_000)
+    const deliveries = await Promise.all(
+      orders.map((sn, i) =>
+        waitUntil(
+          async () => {
+            const listed = await dev<Array<{ status: string; attempts: Array<unknown> }>>(
+              mocks[i % 3]!.url,
+              "GET",
+              `/dev/callbacks?orderSn=${sn}`
+            )
+            const [delivery] = listed.json.data ?? []
+            return delivery?.status === "delivered" ? delivery : undefined
+          },
+          { timeoutMs: 30_000, intervalMs: 100, what: `the delivery of ${sn}` }
+        )
+      )
+    )
+    expect(deliveries.every((delivery) => delivery.attempts.length === 1)).toBe(true)
+    const eventIds = receiver.received.map((request) => eventIdOf(request.body))
+    expect(eventIds).toHaveLength(100)
+    expect(new Set(eventIds).size).toBe(100)
+
+    // Every replica killed at once, three new ones: everything is still there.
+    await stopAll(mocks, "SIGKILL")
+    const again = await replicas(db, 3)
+    const keysAfter = await dev<Array<unknown>>(again[2]!.url, "GET", "/dev/platform-keys")
+    expect(keysAfter.json.data).toEqual(keys[0]!.json.data)
+    expect(await createdSn(again[0]!.url, orderId)).toBe(sns[0])
+    const states = await Promise.all(
+      orders.map((sn, i) => dev<{ status: string }>(again[i % 3]!.url, "GET", `/dev/orders/${sn}`))
+    )
+    expect(states.every((state) => state.json.data?.status === "PAID")).toBe(true)
+    expect(receiver.received).toHaveLength(100)
+  }, 420_000)
+
+  it("a replica SIGKILLed while holding deliveries: the others deliver them once its lease ends", async () => {
+    const db = await freshDatabase()
+    const [holder] = await replicas(db, 1)
+    const receiver = await receiverFor(holder!)
+    // The receiver holds every first request open: the attempts are in flight in `holder` alone.
+    receiver.answer((_, n) => (n < 5 ? "hang" : 200))
+    const orders = await Promise.all(Array.from({ length: 5 }, (_, i) => createdSn(holder!.url, `held-${i}`)))
+    for (const sn of orders) await dev(holder!.url, "POST", `/dev/orders/${sn}/pay`)
+    const held = await receiver.waitFor(5, undefined, 30_000)
+    holder!.child.kill("SIGKILL")
+    await holder!.exited
+
+    const others = await replicas(db, 2)
+    const delivered = await receiver.waitFor(10, undefined, 60_000)
+    const again = delivered.slice(5)
+    expect(new Set(again.map((r) => eventIdOf(r.body)))).toEqual(new Set(held.map((r) => eventIdOf(r.body))))
+    for (const request of again) {
+      const first = held.find((r) => eventIdOf(r.body) === eventIdOf(request.body))!
+      // Not before the dead replica's lease (the attempt's timeout) had ended.
+      expect(request.receivedAtMs - first.receivedAtMs).toBeGreaterThanOrEqual(CALLBACK_TIMEOUT_MS)
+    }
+    for (const sn of orders) {
+      const delivery = await waitUntil(
+        async () => {
+          const listed = await dev<Array<{ status: string }>>(others[0]!.url, "GET", `/dev/callbacks?orderSn=${sn}`)
+          return listed.json.data?.[0]?.status === "delivered" ? listed.json.data[0] : undefined
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: `the delivery of ${sn}` }
+      )
+      expect(delivery.status).toBe("delivered")
+    }
+  }, 300_000)
+})

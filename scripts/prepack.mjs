@@ -15,7 +15,11 @@ const mtimes = (paths) => paths.map((path) => statSync(path).mtimeMs)
 
 const sources = [...files("src"), ...["tsconfig.build.json", "build.mjs"].filter((file) => existsSync(file))]
 const built = existsSync("dist") ? files("dist") : []
-const stale = built.length === 0 || Math.max(...mtimes(sources)) > Math.min(...mtimes(built))
+// Stale: nothing built, a source newer than the build, or a module without its output (tsc packages).
+const missing = existsSync("build.mjs")
+  ? []
+  : files("src").filter((file) => file.endsWith(".ts") && !existsSync(file.replace(/^src/, "dist").replace(/\.ts$/, ".js")))
+const stale = built.length === 0 || missing.length > 0 || Math.max(...mtimes(sources)) > Math.min(...mtimes(built))
 
 if (stale) {
   // The package's own build: tsc, or a build.mjs where the package has one (pc's bundle).

@@ -3,9 +3,9 @@
 // to /healthz one after another, each with its own time limit, until one succeeds.
 import { spawn } from "node:child_process"
 import { request } from "node:http"
-import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, expect, it } from "vitest"
+import { freePort } from "./support/Net.js"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 const cleanups: Array<() => void> = []
@@ -13,16 +13,6 @@ const cleanups: Array<() => void> = []
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup()
 })
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 type Outcome = "answered" | "refused" | "hung" | `error ${string}`
 

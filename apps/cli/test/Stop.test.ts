@@ -3,9 +3,9 @@
 // outer process gets SIGTERM; the port must close soon after, whoever passed the signal on or not.
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { createConnection, createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
+import { accepting, freePort } from "./support/Net.js"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 const PNPM = `pnpm@${/^pnpm@(.+)$/.exec(JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")).packageManager)![1]}`
@@ -19,32 +19,6 @@ afterEach(() => {
     } catch {}
   }
 })
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-
-/** Whether something accepts connections on the port now. */
-const accepting = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port })
-    socket.setTimeout(1_000)
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-    socket.once("timeout", () => {
-      socket.destroy()
-      resolve(false)
-    })
-  })
 
 /** Polls until `check` holds; fails with `what` after `timeoutMs`. */
 const until = async (check: () => Promise<boolean>, timeoutMs: number, what: string, child: ChildProcess) => {

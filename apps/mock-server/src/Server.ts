@@ -12,6 +12,7 @@ import { PlatformKeys } from "./callbacks/PlatformKeys.js"
 import { check, listenUrl, MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
 import { MockApi } from "./api/MockApi.js"
 import { DevAccessLive } from "./auth/DevAccess.js"
+import { MockEvents } from "./events/MockEvents.js"
 import { DecodeFailureAsParamError, wrapApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
@@ -53,16 +54,18 @@ const serverLayer = (config: MockConfigShape) => {
     Layer.provideMerge(Layer.mergeAll(Orders.layer, PlatformKeys.layer, MerchantAuth.layer)),
     Layer.provideMerge(publicUrl),
     Layer.provideMerge(storeLayer(config)),
-    Layer.provideMerge(Layer.succeed(MockConfig, config))
+    Layer.provideMerge(Layer.mergeAll(Layer.succeed(MockConfig, config), MockEvents.layer))
   )
   const handlers = HttpApiBuilder.api(MockApi).pipe(
     Layer.provide([CreateOrderHandlers, DevHandlers, CheckoutHandlers, ServiceHandlers]),
     Layer.provide(DevAccessLive)
   )
   const app = Layer.unwrapEffect(
-    Effect.map(HttpApiBuilder.httpApp, (app) =>
-      HttpServer.serve(wrapApp(app, { bodyLimitBytes: config.bodyLimitBytes }))
-    )
+    Effect.gen(function* () {
+      const app = yield* HttpApiBuilder.httpApp
+      const events = yield* MockEvents
+      return HttpServer.serve(wrapApp(app, { bodyLimitBytes: config.bodyLimitBytes, publish: events.publish }))
+    })
   ).pipe(
     Layer.provide(DecodeFailureAsParamError),
     Layer.provide(handlers),

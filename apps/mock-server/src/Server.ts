@@ -13,6 +13,7 @@ import { PlatformKeys } from "./callbacks/PlatformKeys.js"
 import { check, listenUrl, MockConfig, type MockConfigShape, publicBaseUrl } from "./Config.js"
 import { MockApi } from "./api/MockApi.js"
 import { DevAccessLive } from "./auth/DevAccess.js"
+import { MockEvents } from "./events/MockEvents.js"
 import { DecodeFailureAsParamError, wrapApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
@@ -58,7 +59,7 @@ const serverLayer = (config: MockConfigShape & { readonly port: number }, devAcc
       )
     ),
     Layer.provideMerge(storeLayer(config)),
-    Layer.provideMerge(Layer.succeed(MockConfig, config))
+    Layer.provideMerge(Layer.mergeAll(Layer.succeed(MockConfig, config), MockEvents.layer))
   )
   const http = NodeHttpServer.layer(
     () => ListenGate.hold(withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 }))),
@@ -72,12 +73,14 @@ const serverLayer = (config: MockConfigShape & { readonly port: number }, devAcc
     Layer.provide(DevAccessLive)
   )
   const app = Layer.unwrapEffect(
-    Effect.map(HttpApiBuilder.httpApp, (httpApp) =>
+    Effect.gen(function* () {
+      const httpApp = yield* HttpApiBuilder.httpApp
+      const events = yield* MockEvents
       // Built before the server exists: listening is the last step of the layer returned here.
-      HttpServer.serve(wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess })).pipe(
-        Layer.provideMerge(http)
-      )
-    )
+      return HttpServer.serve(
+        wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess, publish: events.publish })
+      ).pipe(Layer.provideMerge(http))
+    })
   ).pipe(
     Layer.provide(DecodeFailureAsParamError),
     Layer.provide(handlers),

@@ -198,6 +198,20 @@ export class DevMenu extends HttpApiGroup.make("dev")
       .addError(Wire.NotFound)
       .annotateContext(OpenApi.annotations({ summary: "Queue a delivery again now, signed afresh" }))
   )
+  .add(
+    HttpApiEndpoint.get("events", "/dev/events")
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Server-Sent Events: what happens in the mock, one JSON object per event",
+          description:
+            "Each `data:` line is one JSON object with a `type`: `order.created` (orderSn, appKey), `order.moved` " +
+            "(orderSn, status), `delivery.attempted` (deliveryId, orderSn, eventType), `platformKey.rotated` (version), " +
+            "`request` (method, path, status, durationMs, requestId, and for create-order `signature`: verdict " +
+            "valid|invalid|missing|refused and its cause). Every event has `at` (ISO time)."
+        })
+      )
+  )
   .middleware(DevAccess)
   .annotateContext(
     OpenApi.annotations({ title: "Developer menu", description: "The merchant platform's developer menu (mock only)." })

@@ -8,6 +8,7 @@
 import { Canonical, Headers } from "@pc/core"
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Queue, Random } from "effect"
 import { MockConfig } from "../Config.js"
+import { eventPublisher } from "../events/MockEvents.js"
 import { isoTime } from "../IsoTime.js"
 import { Orders } from "../orders/Orders.js"
 import { type Delivery, Store } from "../store/Store.js"
@@ -65,6 +66,7 @@ export const make = Effect.gen(function* () {
   const store = yield* Store
   const keys = yield* PlatformKeys
   const orders = yield* Orders
+  const publish = yield* eventPublisher
   const inFlight = new Set<string>()
   const inFlightByMerchant = new Map<string, number>()
   const self = yield* Self
@@ -211,6 +213,14 @@ export const make = Effect.gen(function* () {
       yield* FiberSet.run(
         fibers,
         attempt(delivery, leasedUntilMs).pipe(
+          Effect.zipRight(
+            publish({
+              type: "delivery.attempted",
+              deliveryId: delivery.id,
+              orderSn: delivery.orderSn,
+              eventType: delivery.eventType
+            })
+          ),
           Effect.catchAllCause((cause) => Effect.logError("callback attempt crashed", cause)),
           Effect.ensuring(
             Effect.sync(() => {

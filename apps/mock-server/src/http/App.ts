@@ -14,10 +14,11 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Headers } from "@pc/core"
-import { Cause, Clock, Effect, Option } from "effect"
+import { Cause, Clock, Effect, FiberRef, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MockApi } from "../api/MockApi.js"
 import { capped, describeDefect } from "../log/LogText.js"
+import { type MockEventInput, signatureNote } from "../events/MockEvents.js"
 import { rawBody } from "./Body.js"
 import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
 import { ApiError, envelope, fromError } from "./Envelope.js"
@@ -118,7 +119,12 @@ export const DecodeFailureAsParamError = HttpApiBuilder.middleware((app) =>
  */
 export const wrapApp = <R>(
   app: HttpApp.Default<never, R>,
-  options: { readonly bodyLimitBytes: number; readonly devAccess?: DevAccessPolicy }
+  options: {
+    readonly bodyLimitBytes: number
+    readonly devAccess?: DevAccessPolicy
+    /** Where the `request` event of each request goes (`/dev/events`). */
+    readonly publish: (event: MockEventInput) => Effect.Effect<void>
+  }
 ): HttpApp.Default<never, R> => {
   const resolve = makeResolver(routeTable())
   const dropBody = Effect.asVoid(rawBody(options.bodyLimitBytes))
@@ -177,14 +183,20 @@ export const wrapApp = <R>(
           )
         })
       )
+      const durationMs = (yield* Clock.currentTimeMillis) - started
       yield* Effect.logInfo("request").pipe(
-        Effect.annotateLogs({
-          method: capped(request.method),
-          path: capped(path),
-          status: response.status,
-          durationMs: (yield* Clock.currentTimeMillis) - started
-        })
+        Effect.annotateLogs({ method: capped(request.method), path: capped(path), status: response.status, durationMs })
       )
+      const signature = yield* FiberRef.getAndSet(signatureNote, undefined)
+      yield* options.publish({
+        type: "request",
+        requestId,
+        method: capped(request.method),
+        path: capped(path),
+        status: response.status,
+        durationMs,
+        ...(signature === undefined ? {} : { signature })
+      })
       return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
     }).pipe(Effect.annotateLogs({ requestId }))
   return Effect.suspend(() => handle(randomUUID()))

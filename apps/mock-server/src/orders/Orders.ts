@@ -7,6 +7,7 @@ import * as Wire from "@pc/core/Wire"
 import { Clock, Context, Effect, Either, Layer, Ref, Schema } from "effect"
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
+import { eventPublisher } from "../events/MockEvents.js"
 import { paramErrorOf } from "../http/DecodeBody.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
 import { isoDay } from "../IsoTime.js"
@@ -76,6 +77,7 @@ export const make = Effect.gen(function* () {
   const config = yield* MockConfig
   const store = yield* Store
   const publicUrl = yield* PublicUrl
+  const publish = yield* eventPublisher
   const listeners = yield* Ref.make<ReadonlyArray<(dueAtMs: number) => Effect.Effect<void>>>([])
 
   /** Tells the listeners that something falls due at `dueAtMs` (an expiry, or a callback now). */
@@ -112,7 +114,10 @@ export const make = Effect.gen(function* () {
         )
       const order = result.order
       // A new order has a time to live: the dispatcher's expiry schedule must hear of it.
-      if (result.created) yield* changed(order.expiresAtMs)
+      if (result.created) {
+        yield* changed(order.expiresAtMs)
+        yield* publish({ type: "order.created", orderSn: order.orderSn, appKey })
+      }
       return {
         created: result.created,
         result: {
@@ -145,6 +150,7 @@ export const make = Effect.gen(function* () {
           })
         )
       yield* changed(nowMs)
+      yield* publish({ type: "order.moved", orderSn, status: to })
       return order
     })
 

@@ -4,10 +4,11 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import * as Wire from "@pc/core/Wire"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect, Either, FiberRef } from "effect"
 import { MockApi } from "../api/MockApi.js"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../Config.js"
+import { signatureNote } from "../events/MockEvents.js"
 import { decodeUtf8, parseJsonObject, rawBody, requireJsonContentType } from "../http/Body.js"
 import { ok, paramError } from "../http/Envelope.js"
 import { servedAs } from "../http/Served.js"
@@ -52,12 +53,16 @@ export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handler
           const body = yield* decodeUtf8(bytes)
           // Authentication first, so that in sandbox every later answer (415 included) can say what
           // production would have decided of the signature.
-          const authenticated = yield* auth.authenticate({
-            method: "POST",
-            path: Wire.CREATE_ORDER_PATH,
-            headers: request.headers,
-            body
-          })
+          const authenticated = yield* auth
+            .authenticate({ method: "POST", path: Wire.CREATE_ORDER_PATH, headers: request.headers, body })
+            .pipe(
+              Effect.tapError((error) =>
+                error._tag === "ApiError" && error.code === "signError"
+                  ? FiberRef.set(signatureNote, { verdict: "refused", cause: error.msg })
+                  : Effect.void
+              )
+            )
+          yield* FiberRef.set(signatureNote, { verdict: authenticated.signatureCheck ?? "valid", cause: null })
           if (authenticated.signatureCheck !== undefined) {
             yield* withHeaders(signatureCheckHeader(authenticated.signatureCheck))
           }

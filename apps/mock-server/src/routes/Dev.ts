@@ -3,16 +3,17 @@
  * uploads, the notify URL, platform keys and their rotation, order moves, callback deliveries and
  * resend. Bodies are decoded by the same Schemas that document them (`api/Schemas.ts`).
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Crypto } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Clock, Effect, type Schema } from "effect"
+import { Chunk, Clock, Effect, Schedule, type Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { MockApi } from "../api/MockApi.js"
 import * as S from "../api/Schemas.js"
 import { Dispatcher } from "../callbacks/Dispatcher.js"
 import { PlatformKeys } from "../callbacks/PlatformKeys.js"
 import { MockConfig } from "../Config.js"
+import { MockEvents } from "../events/MockEvents.js"
 import { jsonObjectBody } from "../http/Body.js"
 import { notFound, orNotFound, paramError } from "../http/Envelope.js"
 import { served } from "../http/Served.js"
@@ -66,6 +67,23 @@ const move = (orderSn: string, to: "PAID" | "FAILED" | "EXPIRED") =>
     )
   )
 
+const encoder = new TextEncoder()
+
+/**
+ * The SSE answer: one `data:` line of JSON per event, a comment every 15 s so that proxies and
+ * readers see the connection alive. The subscription lasts as long as the response stream.
+ */
+const eventStream = (events: MockEvents["Type"]) =>
+  HttpServerResponse.stream(
+    Stream.unwrapScoped(events.subscribe).pipe(
+      Stream.map((event) => `data: ${JSON.stringify(event)}\n\n`),
+      Stream.merge(Stream.map(Stream.fromSchedule(Schedule.spaced("15 seconds")), () => ": ping\n\n")),
+      Stream.prepend(Chunk.of(": connected\n\n")),
+      Stream.map((text) => encoder.encode(text))
+    ),
+    { contentType: "text/event-stream", headers: { "cache-control": "no-store" } }
+  )
+
 /** The developer menu's handlers, as a layer for `HttpApiBuilder.api(MockApi)`. */
 export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
   Effect.gen(function* () {
@@ -77,7 +95,9 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
     const self = yield* Self
     const body = <A, I>(schema: Schema.Schema<A, I>) =>
       Effect.flatMap(jsonObjectBody(config.bodyLimitBytes), decodeBody(schema))
+    const events = yield* MockEvents
     return handlers
+      .handle("events", () => Effect.succeed(eventStream(events)))
       .handleRaw("createMerchant", () =>
         served(
           Effect.gen(function* () {
@@ -132,7 +152,14 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
         )
       )
       .handle("listPlatformKeys", () => served(Effect.map(platformKeys.list, S.success)))
-      .handle("rotatePlatformKey", () => served(Effect.map(platformKeys.rotate, S.success)))
+      .handle("rotatePlatformKey", () =>
+        served(
+          platformKeys.rotate.pipe(
+            Effect.tap((key) => events.publish({ type: "platformKey.rotated", version: key.version })),
+            Effect.map(S.success)
+          )
+        )
+      )
       .handle("getOrder", ({ path }) =>
         served(
           orNotFound(`order ${path.orderSn}`)(store.getOrder(path.orderSn)).pipe(

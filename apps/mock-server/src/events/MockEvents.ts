@@ -1,0 +1,87 @@
+/**
+ * What happens in the mock, as events for `GET /dev/events` (Server-Sent Events), the dashboard
+ * and `pc`: orders created and moved, delivery attempts, platform key rotations, and one `request`
+ * event per request (with the signature check's verdict for create-order).
+ */
+import { Context, Effect, FiberRef, Layer, PubSub, type Scope, Stream } from "effect"
+
+/** One event; `type` says which. */
+export type MockEvent =
+  | { readonly type: "order.created"; readonly at: string; readonly orderSn: string; readonly appKey: string }
+  | {
+      readonly type: "order.moved"
+      readonly at: string
+      readonly orderSn: string
+      readonly status: "PAID" | "FAILED" | "EXPIRED"
+    }
+  | {
+      readonly type: "delivery.attempted"
+      readonly at: string
+      readonly deliveryId: string
+      readonly orderSn: string
+      readonly eventType: string
+    }
+  | { readonly type: "platformKey.rotated"; readonly at: string; readonly version: number }
+  | {
+      readonly type: "request"
+      readonly at: string
+      readonly requestId: string
+      readonly method: string
+      readonly path: string
+      readonly status: number
+      readonly durationMs: number
+      /** Create-order only: what the signature check decided, and why when it refused. */
+      readonly signature?: SignatureNote
+    }
+
+/** Events without the time, which {@link MockEvents} stamps. */
+export type MockEventInput = MockEvent extends infer E ? (E extends MockEvent ? Omit<E, "at"> : never) : never
+
+/** The mock's event bus: publish from anywhere, subscribe per SSE connection. */
+export class MockEvents extends Context.Tag("mock-server/MockEvents")<
+  MockEvents,
+  {
+    /** Publishes an event to every current subscriber (none kept for later ones). */
+    readonly publish: (event: MockEventInput) => Effect.Effect<void>
+    /** The events from now on, while the scope lasts; a slow reader drops its oldest unread ones. */
+    readonly subscribe: Effect.Effect<Stream.Stream<MockEvent>, never, Scope.Scope>
+  }
+>() {
+  static readonly layer = Layer.scoped(
+    MockEvents,
+    Effect.gen(function* () {
+      // Sliding: a reader that stops reading never holds memory or the publisher back.
+      const hub = yield* Effect.acquireRelease(PubSub.sliding<MockEvent>(1024), PubSub.shutdown)
+      return MockEvents.of({
+        publish: (event) => Effect.asVoid(PubSub.publish(hub, { ...event, at: new Date().toISOString() } as MockEvent)),
+        subscribe: Effect.map(PubSub.subscribe(hub), (queue) => Stream.fromQueue(queue))
+      })
+    })
+  )
+}
+
+/**
+ * The publish function of the MockEvents in context, or one that does nothing where there is none
+ * (services built alone in tests). Taken once, when a service is made.
+ *
+ * @example
+ * ```ts
+ * const publish = yield* eventPublisher
+ * yield* publish({ type: "order.created", orderSn, appKey })
+ * ```
+ */
+export const eventPublisher: Effect.Effect<(event: MockEventInput) => Effect.Effect<void>> = Effect.map(
+  Effect.serviceOption(MockEvents),
+  (events) => (events._tag === "Some" ? events.value.publish : () => Effect.void)
+)
+
+/** What a create-order's signature check decided, for the request's `request` event. */
+export interface SignatureNote {
+  readonly verdict: "valid" | "invalid" | "missing" | "refused"
+  readonly cause: string | null
+}
+
+/** Set by the create-order handler, read by the app when it publishes the `request` event. */
+export const signatureNote: FiberRef.FiberRef<SignatureNote | undefined> = FiberRef.unsafeMake<
+  SignatureNote | undefined
+>(undefined)

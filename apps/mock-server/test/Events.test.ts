@@ -1,0 +1,113 @@
+// GET /dev/events over real HTTP: a Server-Sent Events stream with one JSON object per event, as
+// orders are created and paid, callbacks attempted, keys rotated and requests answered.
+import * as Wire from "@pc/core/Wire"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
+import { type Receiver, startReceiver } from "./support/receiver.js"
+
+type Event = Record<string, unknown> & { readonly type: string }
+
+/** Reads the SSE stream of `url`, collecting its events, until `close`. */
+const listen = async (url: string) => {
+  const controller = new AbortController()
+  const response = await fetch(`${url}/dev/events`, { signal: controller.signal })
+  expect(response.status).toBe(200)
+  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+  const events: Array<Event> = []
+  const waiters: Array<() => void> = []
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ""
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
+      if (done) return
+      buffer += value
+      let end = buffer.indexOf("\n\n")
+      while (end !== -1) {
+        const frame = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        for (const line of frame.split("\n")) {
+          if (line.startsWith("data: ")) events.push(JSON.parse(line.slice(6)) as Event)
+        }
+        for (const wake of waiters.splice(0)) wake()
+        end = buffer.indexOf("\n\n")
+      }
+    }
+  })()
+  /** Resolves with the first event matching `predicate` (already received or still to come). */
+  const next = async (predicate: (event: Event) => boolean): Promise<Event> => {
+    for (;;) {
+      const found = events.find(predicate)
+      if (found !== undefined) return found
+      await new Promise<void>((resolve) => waiters.push(resolve))
+    }
+  }
+  return {
+    events,
+    next,
+    close: async () => {
+      controller.abort()
+      await pump
+    }
+  }
+}
+
+let mock: RunningMock
+let receiver: Receiver
+
+beforeAll(async () => {
+  mock = await startMock({ environment: "production" })
+  receiver = await startReceiver()
+  await dev(mock.url, "PUT", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, { notifyUrl: receiver.url })
+})
+afterAll(async () => {
+  await mock?.close()
+  await receiver?.close()
+})
+
+describe("GET /dev/events", () => {
+  it("streams order.created, request (with the signature verdict), order.moved and delivery.attempted", async () => {
+    const stream = await listen(mock.url)
+    const created = await createOrder(
+      mock.url,
+      JSON.stringify({ orderId: `sse-${Date.now()}`, amount: 5, currency: "USD" })
+    )
+    const { orderSn } = created.json.data as Wire.CreateOrderResult
+    expect(await stream.next((e) => e.type === "order.created" && e.orderSn === orderSn)).toMatchObject({
+      appKey: TEST_MERCHANT_APP_KEY
+    })
+    const request = await stream.next((e) => e.type === "request" && e.path === Wire.CREATE_ORDER_PATH)
+    expect(request).toMatchObject({ method: "POST", status: 200, signature: { verdict: "valid", cause: null } })
+    expect(typeof request.requestId).toBe("string")
+    expect(request.requestId).toBe(created.headers.get("x-request-id"))
+    await dev(mock.url, "POST", `/dev/orders/${orderSn}/pay`)
+    expect(await stream.next((e) => e.type === "order.moved" && e.orderSn === orderSn)).toMatchObject({
+      status: "PAID"
+    })
+    expect(await stream.next((e) => e.type === "delivery.attempted" && e.orderSn === orderSn)).toMatchObject({
+      eventType: "order.paid"
+    })
+    await stream.close()
+  })
+
+  it("says why a refused create-order was refused", async () => {
+    const stream = await listen(mock.url)
+    const refused = await createOrder(mock.url, JSON.stringify({ orderId: "sse-bad", amount: 5, currency: "USD" }), {
+      signature: "AAAA"
+    })
+    expect(refused.status).toBe(401)
+    const request = await stream.next((e) => e.type === "request" && e.status === 401)
+    expect(request.signature).toEqual({ verdict: "refused", cause: refused.json.msg })
+    await stream.close()
+  })
+
+  it("streams platformKey.rotated", async () => {
+    const stream = await listen(mock.url)
+    const rotated = await dev<{ version: number }>(mock.url, "POST", "/dev/platform-keys/rotate")
+    expect(await stream.next((e) => e.type === "platformKey.rotated")).toMatchObject({
+      version: rotated.json.data!.version
+    })
+    await stream.close()
+  })
+})

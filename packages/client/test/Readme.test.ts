@@ -4,11 +4,11 @@
 // then exit by itself.
 import { spawn } from "node:child_process"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { freePort } from "@pc/servers"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   devData,
@@ -37,17 +37,6 @@ const exampleFile = (name: string) => join(packageDir, `.readme-example-${name}.
 // this package's sources, so that the test checks the code under test rather than a possibly stale
 // dist/ (the exports map that serves them from dist/ is what `pnpm check-package` checks).
 const tsconfig = join(tmpdir(), `pc-client-readme-${process.pid}.tsconfig.json`)
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 interface Run {
   readonly code: number | null

@@ -14,6 +14,9 @@ export interface ThrowawayPostgres extends ThrowawayServer {
   readonly createDatabase: (name: string) => Promise<string>
 }
 
+/** A loopback port that was free a moment ago. */
+export declare const freePort: () => Promise<number>
+
 /** The bin directory of the newest installed PostgreSQL (`$PG_BIN`, else /usr/lib/postgresql/N/bin), or undefined. */
 export declare const postgresBinDir: () => string | undefined
 /** `$REDIS_SERVER`, else redis-server on the PATH or in /usr/bin, or undefined. */

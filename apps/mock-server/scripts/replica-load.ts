@@ -9,6 +9,9 @@ import { killAllMocks, spawnMock } from "../test/support/mockProcess.js"
 import { startReceiver } from "../test/support/receiver.js"
 
 const seconds = Number(process.argv[2] ?? 10)
+
+/** A create, retried once when a kept-alive connection was closed under it (the request is idempotent). */
+const create = (url: string, body: string) => createOrder(url, body).catch(() => createOrder(url, body))
 const pg = await startPostgres()
 try {
   for (const n of [1, 2, 3]) {
@@ -26,7 +29,7 @@ try {
         for (let i = 0; Date.now() < until; i++) {
           const url = mocks[(client + i) % n]!.url
           const body = JSON.stringify({ orderId: `load-${client}-${i}`, amount: "1.00", currency: "USD" })
-          const res = await createOrder(url, body).catch(() => undefined)
+          const res = await create(url, body).catch(() => undefined)
           if (res?.json.code === "SUCCESS") created++
           else failed++
         }
@@ -52,7 +55,10 @@ try {
     const t1 = performance.now()
     await Promise.all(
       Array.from({ length: 32 }, async (_, client) => {
-        for (let i = client; i < sns.length; i += 32) await dev(mocks[i % n]!.url, "POST", `/dev/orders/${sns[i]}/pay`)
+        for (let i = client; i < sns.length; i += 32) {
+          const pay = () => dev(mocks[i % n]!.url, "POST", `/dev/orders/${sns[i]}/pay`)
+          await pay().catch(pay)
+        }
       })
     )
     await receiver.waitFor(300, undefined, 120_000)

@@ -1,19 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as ReplayGuard from "../src/ReplayGuard.js"
+import { entryOf, WINDOW_MS } from "./support/replayGuards.js"
 import { describeReplayGuard } from "./support/replayGuardSuite.js"
 
-const WINDOW = 5 * 60 * 1000
+const WINDOW = WINDOW_MS
 const TTL = 10 * 60 * 1000
-const entry = (key: string, receivedAt: number, timestamp = receivedAt): ReplayGuard.ReplayEntry => ({
-  key,
-  appKey: "78e6ac0e-e0bc-458a-bd0b-3fcbd6ace6b4",
-  environment: "production",
-  keyVersion: 1,
-  timestamp,
-  eventId: "evt_01",
-  receivedAt,
-  expiresAt: timestamp + WINDOW
-})
+const entry = entryOf
 
 describe("ReplayGuard.memory", () => {
   it("answers false the first time and true after, for the same key", () => {

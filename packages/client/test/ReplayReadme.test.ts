@@ -4,11 +4,10 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { startPostgres, startRedis } from "@pc/servers"
+import { freePort, startPostgres, startRedis } from "@pc/servers"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventBody, signCallback } from "./support/callbacks.js"
 import { keyOf } from "./support/vectors.js"
@@ -25,16 +24,6 @@ const require = createRequire(import.meta.url)
 const exampleFile = (name: string) => join(packageDir, `.readme-replay-${name}.ts`)
 const tsconfig = join(tmpdir(), `pc-client-replay-readme-${process.pid}.tsconfig.json`)
 const APP_KEY = "7e57c0de-0000-4000-8000-000000000001"
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 interface Receiver {
   readonly url: string

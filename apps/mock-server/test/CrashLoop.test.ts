@@ -4,7 +4,6 @@
 // a valid signature, no order is lost, duplicated or half-written, and every attempt the receiver
 // saw is recorded. Seeded: CRASH_SEED replays a run, CRASH_KILLS sets the number of kills.
 import * as Wire from "@pc/core/Wire"
-import { build } from "esbuild"
 import { Schema } from "effect"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -23,7 +22,7 @@ import {
   verifyCallback,
   waitUntil
 } from "./support/receiver.js"
-import { spawnNode } from "./support/process.js"
+import { PC_BIN, spawnNode } from "./support/process.js"
 import { findSecrets } from "./support/secrets.js"
 
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -43,26 +42,12 @@ const seeded = (seed: number) => {
 }
 const random = seeded(SEED)
 
-let bundleDir: string
 let dataDir: string
 let receiver: Receiver
 const outputs: Array<string> = []
 const children = new Set<ChildProcess>()
 
 beforeAll(async () => {
-  // One bundle of the entry for the many restarts: starting it is several times cheaper than
-  // compiling the TypeScript sources on every start. It sits beside src/ so that the test
-  // merchant's files and node_modules resolve as they do for src/main.ts.
-  bundleDir = mkdtempSync(join(PACKAGE, ".test-bundle-"))
-  await build({
-    entryPoints: [join(PACKAGE, "src/main.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    outfile: join(bundleDir, "main.mjs"),
-    logLevel: "warning"
-  })
   dataDir = mkdtempSync(join(tmpdir(), "pc-mock-crash-loop-"))
   receiver = await startReceiver(200)
 }, 60_000)
@@ -70,7 +55,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   await receiver?.close()
-  rmSync(bundleDir, { recursive: true, force: true })
   rmSync(dataDir, { recursive: true, force: true })
 })
 
@@ -82,7 +66,8 @@ const spawnMock = async (db: string) => {
     exited
   } = spawnNode(
     [
-      join(bundleDir, "main.mjs"),
+      PC_BIN,
+      "mock",
       "--env",
       "production",
       "--port",

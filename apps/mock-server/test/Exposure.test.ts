@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readyMessage } from "../src/Ready.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, type RunningMock, startLoggedMock } from "./support/mock.js"
-import { spawnNode } from "./support/process.js"
+import { PC_BIN, spawnNode } from "./support/process.js"
 import { findSecrets } from "./support/secrets.js"
 
 const logs: Array<string> = []
@@ -123,7 +123,7 @@ describe("the mock as a process bound to 0.0.0.0", () => {
   it("prints the warning and a working token at start-up", async () => {
     const root = fileURLToPath(new URL("../../../", import.meta.url))
     const { child, output: read } = spawnNode(
-      ["--import", "tsx", "apps/mock-server/src/main.ts", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"],
+      [PC_BIN, "mock", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"],
       root
     )
     try {

@@ -1,7 +1,8 @@
-// The mock as its own process (`main.ts` run with tsx from the repository root, as `pnpm mock`
-// does), on a free port, with its output collected; stopped by signal.
+// The mock as its own process (the built `pc mock`, as `pnpm mock` runs it), on a free port, with
+// its output collected; stopped by signal.
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { PC_BIN } from "./process.js"
 import { waitUntil } from "./receiver.js"
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
@@ -20,9 +21,9 @@ export const killAllMocks = () => {
   children.clear()
 }
 
-/** Starts `main.ts` with `args` (plus `--port 0`) and resolves once it says it listens. */
+/** Starts `pc mock` with `args` (plus `--port 0`) and resolves once it says it listens. */
 export const spawnMock = async (args: ReadonlyArray<string>, timeoutMs = 150_000): Promise<MockProcess> => {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/mock-server/src/main.ts", "--port", "0", ...args], {
+  const child = spawn(process.execPath, [PC_BIN, "mock", "--port", "0", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NODE_OPTIONS: "" }

@@ -1,6 +1,13 @@
 // A child Node process whose stdout and stderr are collected as text, for the tests that run the
 // mock as a real process (SIGKILL, SIGTERM, restarts, start-up output).
 import { type ChildProcess, spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+/**
+ * The built `pc` bin (`apps/cli/dist/bin.js`), as merchants and `pnpm mock` run it: the process
+ * tests start `node PC_BIN mock ...` (turbo builds @pc/cli before this package's tests).
+ */
+export const PC_BIN = fileURLToPath(new URL("../../../cli/dist/bin.js", import.meta.url))
 
 /** A running child: its process, all it printed so far, and how it ended. */
 export interface CollectedProcess {

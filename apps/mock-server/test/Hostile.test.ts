@@ -70,56 +70,42 @@ describe("answers Node's HTTP parser decides before any route", () => {
       body
     )
 
-  it("an unknown Expect is 417 with paramError", async () => {
-    const msg = expectEnvelope(
-      await rawExchange(
-        port,
-        post([
-          ["Host", "x"],
-          ["Content-Type", "application/json"],
-          ["Expect", "x"]
-        ])
-      ),
+  it.each([
+    [
+      "an unknown Expect",
+      post([
+        ["Host", "x"],
+        ["Content-Type", "application/json"],
+        ["Expect", "x"]
+      ]),
       417,
-      "paramError"
-    )
-    expect(msg).toMatch(/Expect/)
-  })
-
-  it("an HTTP/1.1 request without Host is 400 paramError", async () => {
-    const msg = expectEnvelope(await rawExchange(port, requestBytes("GET", "/healthz", [])), 400, "paramError")
-    expect(msg).toMatch(/Host/)
-  })
-
-  it("two Host headers are 400 paramError (RFC 9112 3.2)", async () => {
-    const msg = expectEnvelope(
-      await rawExchange(
-        port,
-        requestBytes("GET", "/healthz", [
-          ["Host", "a"],
-          ["Host", "b"]
-        ])
-      ),
+      "paramError",
+      /Expect/
+    ],
+    ["an HTTP/1.1 request without Host", requestBytes("GET", "/healthz", []), 400, "paramError", /Host/],
+    [
+      "two Host headers (RFC 9112 3.2)",
+      requestBytes("GET", "/healthz", [
+        ["Host", "a"],
+        ["Host", "b"]
+      ]),
       400,
-      "paramError"
-    )
-    expect(msg).toMatch(/Host/)
-  })
-
-  it("two Content-Type headers are refused as unsupportedMediaType 415, not first-wins", async () => {
-    const msg = expectEnvelope(
-      await rawExchange(
-        port,
-        post([
-          ["Host", "x"],
-          ["Content-Type", "application/json"],
-          ["Content-Type", "text/plain"]
-        ])
-      ),
+      "paramError",
+      /Host/
+    ],
+    [
+      "two Content-Type headers, not first-wins",
+      post([
+        ["Host", "x"],
+        ["Content-Type", "application/json"],
+        ["Content-Type", "text/plain"]
+      ]),
       415,
-      "unsupportedMediaType"
-    )
-    expect(msg).toMatch(/Content-Type/)
+      "unsupportedMediaType",
+      /Content-Type/
+    ]
+  ] as const)("%s is refused with its status and code", async (_, bytes, status, code, msg) => {
+    expect(expectEnvelope(await rawExchange(port, bytes), status, code)).toMatch(msg)
   })
 
   it("CONNECT is 405 methodNotAllowed, not a silently closed connection", async () => {

@@ -4,7 +4,7 @@ import { execFile } from "node:child_process"
 import { chownSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { onFreePort, spawnUntilReady, stopChild, tempDir } from "./internal.mjs"
+import { onFreePort, ownDir, spawnUntilReady, stopChild, tempDir } from "./internal.mjs"
 
 const run = promisify(execFile)
 
@@ -84,6 +84,7 @@ export const startPostgres = async ({ maxConnections = 200 } = {}) => {
       },
       (error) => /could not bind|Address already in use|could not create listen socket/.test(String(error))
     )
+    ownDir(child, dir)
     let stopped
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,

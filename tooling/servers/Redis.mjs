@@ -2,7 +2,7 @@
 // no persistence (no RDB snapshots, no AOF).
 import { existsSync } from "node:fs"
 import { delimiter, join } from "node:path"
-import { onFreePort, spawnUntilReady, stopChild, tempDir } from "./internal.mjs"
+import { onFreePort, ownDir, spawnUntilReady, stopChild, tempDir } from "./internal.mjs"
 
 export const redisServerPath = () => {
   if (process.env.REDIS_SERVER) return existsSync(process.env.REDIS_SERVER) ? process.env.REDIS_SERVER : undefined
@@ -42,6 +42,7 @@ export const startRedis = async () => {
     },
     (error) => /Address already in use|Could not create server TCP listening socket/.test(String(error))
   )
+  ownDir(child, dir)
   let stopped
   return {
     url: `redis://127.0.0.1:${port}`,

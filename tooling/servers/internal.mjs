@@ -20,11 +20,23 @@ export const freePort = () =>
 export const tempDir = (prefix) => mkdtempSync(join(tmpdir(), prefix))
 
 const running = new Set()
-// A test process that ends without stop() (a failed beforeAll, an interrupted run) must not leave
-// servers behind: kill whatever is still running as it exits.
+/** The temporary directory of each running child, removed with it. */
+const dirs = new Map()
+// A test process that ends without stop() (a failed beforeAll, a thrown test) must not leave
+// servers behind: kill whatever is still running as it exits, and remove their directories. (A
+// process killed by a signal runs no handler: its servers are left running, see the README.)
 process.once("exit", () => {
-  for (const child of running) child.kill("SIGKILL")
+  for (const child of running) {
+    child.kill("SIGKILL")
+    const dir = dirs.get(child)
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  }
 })
+
+/** Ties `dir` to `child`, so that the exit handler removes it with the child. */
+export const ownDir = (child, dir) => {
+  dirs.set(child, dir)
+}
 
 /**
  * Spawns `command` and resolves once a line of its output matches `ready`; rejects with its output
@@ -68,6 +80,7 @@ export const stopChild = (child, dir, signal, graceMs = 10_000) =>
   new Promise((resolve) => {
     const done = () => {
       running.delete(child)
+      dirs.delete(child)
       rmSync(dir, { recursive: true, force: true })
       resolve()
     }

@@ -10,9 +10,51 @@ import { Effect } from "effect"
 import { orNotFound } from "../http/Envelope.js"
 import { escapeHtml } from "../http/Html.js"
 import { Orders } from "../orders/Orders.js"
-import { type OrderRecord, Store } from "../store/Store.js"
+import { type DeliveryWithAttempts, type OrderRecord, Store } from "../store/Store.js"
 
-const page = (order: OrderRecord, environment: string): string => {
+/** Where each callback of the order went and how its delivery stands (the page after a move). */
+const deliveryReport = (deliveries: ReadonlyArray<DeliveryWithAttempts>, notifyUrl: string | null): string => {
+  if (deliveries.length === 0) return ""
+  const items = deliveries.map((delivery) => {
+    const last = delivery.attempts.at(-1)
+    const url = last?.url ?? notifyUrl
+    const standing =
+      delivery.status === "delivered"
+        ? `delivered${last?.httpStatus == null ? "" : ` (HTTP ${last.httpStatus})`}`
+        : delivery.status === "failed"
+          ? "failed: no more attempts"
+          : delivery.attemptCount === 0
+            ? "waiting for its first attempt"
+            : `pending: attempt ${delivery.attemptCount} failed${delivery.lastError === null ? "" : ` (${delivery.lastError})`}, retried with backoff`
+    return `<li data-testid="delivery" data-status="${escapeHtml(delivery.status)}"><code>${escapeHtml(delivery.eventType)}</code> callback to <code data-testid="callback-url">${
+      url === null ? "no notify URL set" : escapeHtml(url)
+    }</code>: <span data-testid="delivery-status">${escapeHtml(standing)}</span></li>`
+  })
+  const settled = deliveries.every((delivery) => delivery.status !== "pending")
+  return `<div id="deliveries" data-settled="${settled}"><h2>Callback</h2><ul>${items.join("")}</ul></div>`
+}
+
+// While a delivery is pending, the page refreshes its report from itself (no /dev access needed).
+const LIVE_SCRIPT = `<script>
+(function poll() {
+  var box = document.getElementById("deliveries");
+  if (!box || box.dataset.settled === "true") return;
+  setTimeout(function () {
+    fetch(location.href, { cache: "no-store" }).then(function (r) { return r.text(); }).then(function (html) {
+      var next = new DOMParser().parseFromString(html, "text/html").getElementById("deliveries");
+      if (next) box.replaceWith(next);
+      poll();
+    }, poll);
+  }, 500);
+})();
+</script>`
+
+const page = (
+  order: OrderRecord,
+  environment: string,
+  deliveries: ReadonlyArray<DeliveryWithAttempts> = [],
+  notifyUrl: string | null = null
+): string => {
   const sn = escapeHtml(encodeURIComponent(order.orderSn))
   const open = order.status === "CREATED"
   return `<!doctype html>
@@ -22,8 +64,14 @@ const page = (order: OrderRecord, environment: string): string => {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Checkout ${escapeHtml(order.orderSn)}</title>
 <style>
-  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1a1a1a; }
-  .card { border: 1px solid #ddd; border-radius: 12px; padding: 1.5rem; }
+  * { box-sizing: border-box; }
+  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
+  .card { border: 1px solid #ddd; border-radius: 12px; padding: 1.25rem; }
+  /* Order numbers and URLs are long unbroken strings: they wrap instead of widening the page. */
+  dd, code, li { overflow-wrap: anywhere; min-width: 0; }
+  dd { margin: 0; }
+  h2 { font-size: 1rem; margin: 1.25rem 0 .5rem; }
+  ul { padding-left: 1.1rem; margin: 0; }
   .amount { font-size: 2rem; font-weight: 600; margin: .5rem 0 1rem; }
   dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; }
   dt { color: #666; }
@@ -49,7 +97,9 @@ const page = (order: OrderRecord, environment: string): string => {
   <form method="post" action="./${sn}/fail"><button class="fail" type="submit">Fail</button></form>`
       : `<p data-testid="final">This order is ${escapeHtml(order.status.toLowerCase())}.</p>`
   }
+  ${deliveryReport(deliveries, notifyUrl)}
 </div>
+${LIVE_SCRIPT}
 </body>
 </html>`
 }
@@ -82,11 +132,16 @@ export const CheckoutHandlers = HttpApiBuilder.group(MockApi, "checkout", (handl
     return handlers
       .handle("checkoutPage", ({ path }) =>
         served(
-          Effect.map(findOrder(path.orderSn), (order) =>
-            HttpServerResponse.html(page(order, config.environment)).pipe(
+          Effect.gen(function* () {
+            const order = yield* findOrder(path.orderSn)
+            const store = yield* Store
+            const deliveries = order.status === "CREATED" ? [] : yield* store.deliveriesOf(order.orderSn)
+            const merchant = yield* store.getMerchant(order.appKey)
+            const notifyUrl = merchant._tag === "Some" ? merchant.value.notifyUrl : null
+            return HttpServerResponse.html(page(order, config.environment, deliveries, notifyUrl)).pipe(
               HttpServerResponse.setHeader("cache-control", "no-store")
             )
-          )
+          })
         ).pipe(Effect.provide(context))
       )
       .handle("checkoutPay", ({ path }) => Effect.provide(press(path.orderSn, "PAID"), context))

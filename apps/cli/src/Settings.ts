@@ -10,7 +10,7 @@ import { Effect, Option } from "effect"
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { CliFailure, usage } from "./Output.js"
+import { CliFailure, run, usage } from "./Output.js"
 
 /** The settings `pc` knows, by their names in the profile and in `pc config set`. */
 export const settingNames = ["env", "base-url", "app-key", "key-file", "key-version", "dev-token"] as const
@@ -246,3 +246,25 @@ export const requireKeyFile = (settings: Settings): Effect.Effect<string, CliFai
   settings.keyFile === undefined
     ? Effect.fail(usage("no private key file", "pass --key-file, set PC_KEY_FILE, or run pc config set key-file PATH"))
     : Effect.succeed(settings.keyFile)
+
+/**
+ * A command handler that first resolves the settings from its flags, and ends as every command
+ * does (see `Output.run`): `--json` output, failures printed, exit code set.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "@effect/cli"
+ * import { withSettings } from "./Settings.js"
+ *
+ * Command.make("show", { baseUrl: flags.baseUrl, json }, withSettings((o, settings) => Console.log(settings.baseUrl)))
+ * ```
+ */
+export const withSettings =
+  <O extends Partial<Flags> & { readonly json: boolean }, R>(
+    body: (options: O, settings: Settings) => Effect.Effect<void, CliFailure, R>
+  ) =>
+  (options: O): Effect.Effect<void, never, R> =>
+    run(
+      options.json,
+      Effect.flatMap(resolve(options), (settings) => body(options, settings))
+    )

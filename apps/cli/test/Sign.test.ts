@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Mock, startMock, testMerchant } from "./support/Mock.js"
+import { type Mock, merchantEnv, startMock } from "./support/Mock.js"
 import { freshConfigDir, pc, pcJson } from "./support/Pc.js"
 
 let mock: Mock
@@ -14,16 +14,7 @@ let env: Record<string, string>
 
 beforeAll(async () => {
   mock = await startMock({ environment: "production" })
-  const dir = mkdtempSync(join(tmpdir(), "pc-sign-"))
-  const keyFile = join(dir, "merchant-private.pem")
-  writeFileSync(keyFile, testMerchant.privateKeyPem(), { mode: 0o600 })
-  env = {
-    PC_CONFIG_DIR: freshConfigDir(),
-    PC_BASE_URL: mock.url,
-    PC_ENV: "production",
-    PC_APP_KEY: testMerchant.appKey,
-    PC_KEY_FILE: keyFile
-  }
+  env = merchantEnv(mock, "production", freshConfigDir())
 }, 60_000)
 afterAll(() => mock?.close())
 

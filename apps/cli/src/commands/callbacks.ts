@@ -11,7 +11,7 @@ import { bodyBytes, keyFile } from "../Input.js"
 import { using } from "../MockAdmin.js"
 import { colour, json, print, run, usage } from "../Output.js"
 import { platformKeyRing, verifyCallback } from "../PlatformKeys.js"
-import { flags, requireAppKey, resolve } from "../Settings.js"
+import { flags, requireAppKey, resolve, withSettings } from "../Settings.js"
 
 const body = Options.text("body").pipe(
   Options.withDescription("the exact callback body: JSON text, or @FILE (@- for stdin)")
@@ -85,47 +85,43 @@ const verify = Command.make(
     ),
     json
   },
-  (o) =>
-    run(
-      o.json,
-      Effect.gen(function* () {
-        const settings = yield* resolve(o)
-        const appKey = yield* requireAppKey(settings)
-        const environment = settings.env
-        const raw = yield* bodyBytes(o.body)
-        let pems: Map<number, string>
-        if (o.platformKey._tag === "Some") {
-          const version = Number(o.callbackKeyVersion)
-          if (!Number.isSafeInteger(version) || version < 1) {
-            return yield* usage(
-              `--key-version must be a whole number from 1, not ${JSON.stringify(o.callbackKeyVersion)}`
-            )
-          }
-          pems = new Map([[version, yield* keyFile(o.platformKey.value, "platform key file")]])
-        } else {
-          const keys = yield* using(settings, (admin) => admin.platformKeys())
-          pems = new Map(keys.filter((k) => k.environment === environment).map((k) => [k.version, k.publicKeyPem]))
-          if (pems.size === 0)
-            return yield* usage(`the mock at ${settings.baseUrl} has no ${environment} platform keys`)
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const appKey = yield* requireAppKey(settings)
+      const environment = settings.env
+      const raw = yield* bodyBytes(o.body)
+      let pems: Map<number, string>
+      if (o.platformKey._tag === "Some") {
+        const version = Number(o.callbackKeyVersion)
+        if (!Number.isSafeInteger(version) || version < 1) {
+          return yield* usage(
+            `--key-version must be a whole number from 1, not ${JSON.stringify(o.callbackKeyVersion)}`
+          )
         }
-        const platformKeys = yield* platformKeyRing(environment, pems)
-        const event = yield* verifyCallback(
-          { environment, appKey, platformKeys },
-          {
-            headers: { "X-R-Ts": o.ts, "X-R-Signature": o.signature, "X-R-Key-Version": o.callbackKeyVersion },
-            body: raw
-          }
-        )
-        yield* print(
-          o.json,
-          { verdict: "verified", environment, keyVersion: Number(o.callbackKeyVersion), event },
-          (r) => [
-            `${colour.green("verified")}: ${r.event.eventType} ${r.event.orderSn} (${r.event.outerOrder}) ` +
-              `${r.event.amount} ${r.event.currency}, ${environment} platform key v${r.keyVersion}`
-          ]
-        )
-      })
-    )
+        pems = new Map([[version, yield* keyFile(o.platformKey.value, "platform key file")]])
+      } else {
+        const keys = yield* using(settings, (admin) => admin.platformKeys())
+        pems = new Map(keys.filter((k) => k.environment === environment).map((k) => [k.version, k.publicKeyPem]))
+        if (pems.size === 0) return yield* usage(`the mock at ${settings.baseUrl} has no ${environment} platform keys`)
+      }
+      const platformKeys = yield* platformKeyRing(environment, pems)
+      const event = yield* verifyCallback(
+        { environment, appKey, platformKeys },
+        {
+          headers: { "X-R-Ts": o.ts, "X-R-Signature": o.signature, "X-R-Key-Version": o.callbackKeyVersion },
+          body: raw
+        }
+      )
+      yield* print(
+        o.json,
+        { verdict: "verified", environment, keyVersion: Number(o.callbackKeyVersion), event },
+        (r) => [
+          `${colour.green("verified")}: ${r.event.eventType} ${r.event.orderSn} (${r.event.outerOrder}) ` +
+            `${r.event.amount} ${r.event.currency}, ${environment} platform key v${r.keyVersion}`
+        ]
+      )
+    })
+  )
 ).pipe(
   Command.withDescription(
     "Verify a callback as your endpoint must: exact body bytes, X-R-Ts, X-R-Signature, X-R-Key-Version.\n" +
@@ -140,17 +136,14 @@ const resend = Command.make(
     id: Args.text({ name: "ID" }).pipe(Args.withDescription("the delivery id (pc orders show lists them)")),
     json
   },
-  (o) =>
-    run(
-      o.json,
-      Effect.gen(function* () {
-        const settings = yield* resolve(o)
-        const delivery = yield* using(settings, (admin) => admin.resendCallback(o.id))
-        yield* print(o.json, delivery, (d) => [
-          `queued again: delivery ${d.id} (${d.eventType} of ${d.orderSn}), ${d.attemptCount} attempt(s) so far`
-        ])
-      })
-    )
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const delivery = yield* using(settings, (admin) => admin.resendCallback(o.id))
+      yield* print(o.json, delivery, (d) => [
+        `queued again: delivery ${d.id} (${d.eventType} of ${d.orderSn}), ${d.attemptCount} attempt(s) so far`
+      ])
+    })
+  )
 ).pipe(
   Command.withDescription("Queue a callback delivery again, signed afresh.\nExample: pc callbacks resend DELIVERY_ID")
 )

@@ -11,9 +11,9 @@ import { type Environment, Headers, type Wire } from "@pc/core"
 import { Effect, Exit, Option } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { using } from "../MockAdmin.js"
-import { type CliFailure, colour, json, line, note, run, usage } from "../Output.js"
+import { type CliFailure, colour, json, line, note, usage } from "../Output.js"
 import { platformKeyRing, verifyCallback } from "../PlatformKeys.js"
-import { flags, requireAppKey, resolve, type Settings } from "../Settings.js"
+import { flags, requireAppKey, type Settings, withSettings } from "../Settings.js"
 
 const eventTypes = ["order.paid", "order.failed", "order.expired"] as const
 
@@ -123,11 +123,11 @@ const options = {
 }
 
 /** `pc listen`. */
-export const listen = Command.make("listen", options, (o) =>
-  run(
-    o.json,
+export const listen = Command.make(
+  "listen",
+  options,
+  withSettings((o, settings) =>
     Effect.gen(function* () {
-      const settings = yield* resolve(o)
       const appKey = yield* requireAppKey(settings)
       const wanted = Option.match(o.events, {
         onNone: () => new Set<string>(eventTypes),

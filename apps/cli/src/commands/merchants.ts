@@ -6,8 +6,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { keyFile } from "../Input.js"
 import { using } from "../MockAdmin.js"
-import { colour, json, print, run } from "../Output.js"
-import { flags, readProfile, requireAppKey, resolve, writeProfile } from "../Settings.js"
+import { colour, json, print } from "../Output.js"
+import { flags, readProfile, requireAppKey, writeProfile, withSettings } from "../Settings.js"
 
 const create = Command.make(
   "create",
@@ -23,30 +23,27 @@ const create = Command.make(
     ),
     json
   },
-  (o) =>
-    run(
-      o.json,
-      Effect.gen(function* () {
-        const settings = yield* resolve(o)
-        const publicKeyPem = yield* keyFile(o.publicKey, "public key file")
-        const merchant = yield* using(settings, (admin) =>
-          admin.createMerchant({ publicKeyPem, notifyUrl: Option.getOrUndefined(o.notifyUrl) })
-        )
-        // The next commands (listen, trigger, orders create) use this merchant without flags.
-        const profile = yield* readProfile()
-        const file = yield* writeProfile({
-          ...profile,
-          "app-key": merchant.appKey,
-          "key-version": String(merchant.keyVersion),
-          "base-url": settings.baseUrl,
-          ...(Option.isSome(o.keyFile) ? { "key-file": o.keyFile.value } : {})
-        })
-        yield* print(o.json, { ...merchant, profile: file }, (r) => [
-          `${colour.green("created")} merchant ${r.appKey} (key version ${r.keyVersion})`,
-          `saved as the profile's app-key in ${r.profile}`
-        ])
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const publicKeyPem = yield* keyFile(o.publicKey, "public key file")
+      const merchant = yield* using(settings, (admin) =>
+        admin.createMerchant({ publicKeyPem, notifyUrl: Option.getOrUndefined(o.notifyUrl) })
+      )
+      // The next commands (listen, trigger, orders create) use this merchant without flags.
+      const profile = yield* readProfile()
+      const file = yield* writeProfile({
+        ...profile,
+        "app-key": merchant.appKey,
+        "key-version": String(merchant.keyVersion),
+        "base-url": settings.baseUrl,
+        ...(Option.isSome(o.keyFile) ? { "key-file": o.keyFile.value } : {})
       })
-    )
+      yield* print(o.json, { ...merchant, profile: file }, (r) => [
+        `${colour.green("created")} merchant ${r.appKey} (key version ${r.keyVersion})`,
+        `saved as the profile's app-key in ${r.profile}`
+      ])
+    })
+  )
 ).pipe(
   Command.withDescription(
     "Register a merchant on the mock with your public key; its appKey is saved in the profile.\n" +
@@ -54,11 +51,11 @@ const create = Command.make(
   )
 )
 
-const show = Command.make("show", { baseUrl: flags.baseUrl, appKey: flags.appKey, json }, (o) =>
-  run(
-    o.json,
+const show = Command.make(
+  "show",
+  { baseUrl: flags.baseUrl, appKey: flags.appKey, json },
+  withSettings((o, settings) =>
     Effect.gen(function* () {
-      const settings = yield* resolve(o)
       const appKey = yield* requireAppKey(settings)
       const merchant = yield* using(settings, (admin) => admin.merchant(appKey))
       yield* print(o.json, merchant, (m) => [
@@ -78,19 +75,16 @@ const add = Command.make(
     file: Args.file({ name: "FILE", exists: "yes" }).pipe(Args.withDescription("the new public key (PEM)")),
     json
   },
-  (o) =>
-    run(
-      o.json,
-      Effect.gen(function* () {
-        const settings = yield* resolve(o)
-        const appKey = yield* requireAppKey(settings)
-        const publicKeyPem = yield* keyFile(o.file, "public key file")
-        const added = yield* using(settings, (admin) => admin.addMerchantKey(appKey, publicKeyPem))
-        yield* print(o.json, added, (r) => [
-          `uploaded as key version ${r.keyVersion}; sign with it: pc config set key-version ${r.keyVersion}`
-        ])
-      })
-    )
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const appKey = yield* requireAppKey(settings)
+      const publicKeyPem = yield* keyFile(o.file, "public key file")
+      const added = yield* using(settings, (admin) => admin.addMerchantKey(appKey, publicKeyPem))
+      yield* print(o.json, added, (r) => [
+        `uploaded as key version ${r.keyVersion}; sign with it: pc config set key-version ${r.keyVersion}`
+      ])
+    })
+  )
 ).pipe(
   Command.withDescription("Upload another public key (key rotation).\nExample: pc merchants keys add new-public.pem")
 )
@@ -103,16 +97,13 @@ const disable = Command.make(
     version: Args.integer({ name: "N" }).pipe(Args.withDescription("the key version")),
     json
   },
-  (o) =>
-    run(
-      o.json,
-      Effect.gen(function* () {
-        const settings = yield* resolve(o)
-        const appKey = yield* requireAppKey(settings)
-        const disabled = yield* using(settings, (admin) => admin.disableMerchantKey(appKey, o.version))
-        yield* print(o.json, disabled, (r) => [`key version ${r.version} is ${r.status}`])
-      })
-    )
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const appKey = yield* requireAppKey(settings)
+      const disabled = yield* using(settings, (admin) => admin.disableMerchantKey(appKey, o.version))
+      yield* print(o.json, disabled, (r) => [`key version ${r.version} is ${r.status}`])
+    })
+  )
 ).pipe(Command.withDescription("Disable a key version.\nExample: pc merchants keys disable 1"))
 
 /** `pc merchants`. */

@@ -6,8 +6,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { createOrder } from "../CreateOrder.js"
 import { type OrderMove, using } from "../MockAdmin.js"
-import { colour, json, print, run } from "../Output.js"
-import { flags, resolve } from "../Settings.js"
+import { colour, json, print } from "../Output.js"
+import { flags, withSettings } from "../Settings.js"
 
 const create = Command.make(
   "create",
@@ -18,18 +18,15 @@ const create = Command.make(
     currency: Options.text("currency").pipe(Options.withDescription("ISO 4217 code, e.g. USD")),
     json
   },
-  (o) =>
-    run(
-      o.json,
-      Effect.gen(function* () {
-        const settings = yield* resolve(o)
-        const order = yield* createOrder(settings, { orderId: o.orderId, amount: o.amount, currency: o.currency })
-        yield* print(o.json, order, (r) => [
-          `${colour.green("created")} order ${r.orderSn} (${r.outerOrder})`,
-          `pay at ${r.h5Url}`
-        ])
-      })
-    )
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const order = yield* createOrder(settings, { orderId: o.orderId, amount: o.amount, currency: o.currency })
+      yield* print(o.json, order, (r) => [
+        `${colour.green("created")} order ${r.orderSn} (${r.outerOrder})`,
+        `pay at ${r.h5Url}`
+      ])
+    })
+  )
 ).pipe(
   Command.withDescription(
     "Create a payment order, signed with your key.\nExample: pc orders create --order-id M-1001 --amount 10.00 --currency USD"
@@ -38,11 +35,11 @@ const create = Command.make(
 
 const orderSn = Args.text({ name: "ORDER_SN" }).pipe(Args.withDescription("the order's orderSn"))
 
-const show = Command.make("show", { baseUrl: flags.baseUrl, orderSn, json }, (o) =>
-  run(
-    o.json,
+const show = Command.make(
+  "show",
+  { baseUrl: flags.baseUrl, orderSn, json },
+  withSettings((o, settings) =>
     Effect.gen(function* () {
-      const settings = yield* resolve(o)
       const [order, deliveries] = yield* using(settings, (admin) =>
         Effect.all([admin.order(o.orderSn), admin.callbacks(o.orderSn)])
       )
@@ -61,11 +58,11 @@ const show = Command.make("show", { baseUrl: flags.baseUrl, orderSn, json }, (o)
 ).pipe(Command.withDescription("Show an order and its callback deliveries.\nExample: pc orders show ORDER_SN"))
 
 const move = (verb: OrderMove, description: string) =>
-  Command.make(verb, { baseUrl: flags.baseUrl, orderSn, json }, (o) =>
-    run(
-      o.json,
+  Command.make(
+    verb,
+    { baseUrl: flags.baseUrl, orderSn, json },
+    withSettings((o, settings) =>
       Effect.gen(function* () {
-        const settings = yield* resolve(o)
         const order = yield* using(settings, (admin) => admin.moveOrder(o.orderSn, verb))
         yield* print(o.json, order, (r) => [`order ${r.orderSn} is now ${r.status}; its callback is on its way`])
       })

@@ -2,14 +2,14 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
 import { using } from "../MockAdmin.js"
-import { json, print, run } from "../Output.js"
-import { flags, resolve } from "../Settings.js"
+import { json, print } from "../Output.js"
+import { flags, withSettings } from "../Settings.js"
 
-const list = Command.make("list", { baseUrl: flags.baseUrl, json }, (o) =>
-  run(
-    o.json,
+const list = Command.make(
+  "list",
+  { baseUrl: flags.baseUrl, json },
+  withSettings((o, settings) =>
     Effect.gen(function* () {
-      const settings = yield* resolve(o)
       const keys = yield* using(settings, (admin) => admin.platformKeys())
       yield* print(o.json, keys, (all) => all.map((k) => `${k.environment} v${k.version}: ${k.status}`))
     })
@@ -18,11 +18,11 @@ const list = Command.make("list", { baseUrl: flags.baseUrl, json }, (o) =>
   Command.withDescription("List the platform keys (public PEM with --json).\nExample: pc platform-keys list --json")
 )
 
-const rotate = Command.make("rotate", { baseUrl: flags.baseUrl, json }, (o) =>
-  run(
-    o.json,
+const rotate = Command.make(
+  "rotate",
+  { baseUrl: flags.baseUrl, json },
+  withSettings((o, settings) =>
     Effect.gen(function* () {
-      const settings = yield* resolve(o)
       const key = yield* using(settings, (admin) => admin.rotatePlatformKey())
       yield* print(o.json, key, (k) => [
         `${k.environment} platform key v${k.version} is now current; it signs every callback from now on`

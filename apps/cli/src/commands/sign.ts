@@ -8,8 +8,8 @@ import * as Wire from "@pc/core/Wire"
 import { Effect } from "effect"
 import { bodyBytes } from "../Input.js"
 import { signerRing } from "../MerchantKey.js"
-import { json, print, run } from "../Output.js"
-import { flags, requireAppKey, resolve } from "../Settings.js"
+import { json, print } from "../Output.js"
+import { flags, requireAppKey, withSettings } from "../Settings.js"
 
 /** Quotes one argument for a POSIX shell. */
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`
@@ -29,11 +29,11 @@ const options = {
 }
 
 /** `pc sign`. */
-export const sign = Command.make("sign", options, (o) =>
-  run(
-    o.json,
+export const sign = Command.make(
+  "sign",
+  options,
+  withSettings((o, settings) =>
     Effect.gen(function* () {
-      const settings = yield* resolve(o)
       const appKey = yield* requireAppKey(settings)
       const ring = yield* signerRing(settings)
       const body = yield* bodyBytes(o.body)

@@ -6,8 +6,8 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { createOrder } from "../CreateOrder.js"
 import { type OrderMove, using } from "../MockAdmin.js"
-import { colour, json, print, run } from "../Output.js"
-import { flags, resolve } from "../Settings.js"
+import { colour, json, print } from "../Output.js"
+import { flags, withSettings } from "../Settings.js"
 
 const moves: Array<[string, OrderMove]> = [
   ["order.paid", "pay"],
@@ -30,21 +30,18 @@ export const trigger = Command.make(
     ),
     json
   },
-  (o) =>
-    run(
-      o.json,
-      Effect.gen(function* () {
-        const settings = yield* resolve(o)
-        const orderId = `pc-trigger-${Date.now()}-${Math.floor(Math.random() * 1e6)}`
-        const created = yield* createOrder(settings, { orderId, amount: o.amount, currency: o.currency })
-        const order = yield* using(settings, (admin) => admin.moveOrder(created.orderSn, o.event))
-        const eventType = moves.find(([, move]) => move === o.event)![0]
-        yield* print(o.json, { eventType, ...order, h5Url: created.h5Url }, (r) => [
-          `${colour.green("triggered")} ${r.eventType}: order ${r.orderSn} (${r.outerOrder}) ${r.amount} ${r.currency} is ${r.status}`,
-          colour.dim(`follow it: pc orders show ${r.orderSn}`)
-        ])
-      })
-    )
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const orderId = `pc-trigger-${Date.now()}-${Math.floor(Math.random() * 1e6)}`
+      const created = yield* createOrder(settings, { orderId, amount: o.amount, currency: o.currency })
+      const order = yield* using(settings, (admin) => admin.moveOrder(created.orderSn, o.event))
+      const eventType = moves.find(([, move]) => move === o.event)![0]
+      yield* print(o.json, { eventType, ...order, h5Url: created.h5Url }, (r) => [
+        `${colour.green("triggered")} ${r.eventType}: order ${r.orderSn} (${r.outerOrder}) ${r.amount} ${r.currency} is ${r.status}`,
+        colour.dim(`follow it: pc orders show ${r.orderSn}`)
+      ])
+    })
+  )
 ).pipe(
   Command.withDescription(
     "Create an order for the configured merchant and move it, so the mock sends a real signed callback.\n" +

@@ -31,6 +31,12 @@ const owner = (url: string, name: string): string => {
   return url
 }
 
+/** A frame's file: the owner and, inside a package, the file's path in it (`effect/dist/esm/internal/fiberRuntime.js`). */
+const where = (url: string, who: string): string => {
+  const inPackage = /node_modules\/(?:@[^/]+\/)?[^/]+\/(?!.*node_modules)(.*)$/.exec(url)
+  return inPackage === null ? who : `${who}/${inPackage[1]}`
+}
+
 /** Self-time shares by function and by owner, of the non-idle samples. */
 export const summarize = (profile: CpuProfile, top = 25) => {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
@@ -44,7 +50,7 @@ export const summarize = (profile: CpuProfile, top = 25) => {
     if (functionName === "(idle)") continue
     busy += count
     const who = owner(url, functionName)
-    const fn = `${functionName || "(anonymous)"} ${who}:${lineNumber + 1}`
+    const fn = `${functionName || "(anonymous)"} ${where(url, who)}:${lineNumber + 1}`
     functions.set(fn, (functions.get(fn) ?? 0) + count)
     owners.set(who, (owners.get(who) ?? 0) + count)
   }
@@ -73,7 +79,7 @@ export const summarize = (profile: CpuProfile, top = 25) => {
   // For the heaviest self-time functions, the stacks (a few frames up) that reach them.
   const label = (id: number) => {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame
-    return `${functionName || "(anonymous)"} ${owner(url, functionName)}:${lineNumber + 1}`
+    return `${functionName || "(anonymous)"} ${where(url, owner(url, functionName))}:${lineNumber + 1}`
   }
   const callers = new Map<string, Map<string, number>>()
   for (const [id, count] of counts) {
@@ -122,7 +128,7 @@ const main = async () => {
     }
     await mock.stop()
     if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")
-    const summary = summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile)
+    const summary = summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, Number(process.argv[3] ?? 25))
     console.log(`${Math.round(result.requestsPerSecond)} creates/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`)
     console.log("\nself time by owner (% of busy samples):")
     for (const row of summary.byOwner) console.log(`${String(row.percent).padStart(6)}%  ${row.name}`)

@@ -57,6 +57,8 @@ export interface Running {
   readonly readyMs: number
   /** Resident set size now, in MB, from /proc. */
   readonly rssMb: () => number
+  /** CPU time the process has used so far (user + system), in seconds, from /proc. */
+  readonly cpuSeconds: () => number
   /** Asks for a full GC and resolves once it ran (only for servers started with `gc: true`). */
   readonly gc: () => Promise<void>
   readonly stop: () => Promise<void>
@@ -130,6 +132,12 @@ export const startServer = async (options: {
       const status = readFileSync(`/proc/${pid}/status`, "utf8")
       const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)
       return kb === null ? Number.NaN : Number(kb[1]) / 1024
+    },
+    cpuSeconds: () => {
+      // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name, in clock ticks (100/s on Linux).
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      return (Number(fields[11]) + Number(fields[12])) / 100
     },
     gc: () =>
       new Promise<void>((resolve, reject) => {

@@ -28,6 +28,8 @@ const summary = (runs: ReadonlyArray<LoadResult>) => ({
   p50Ms: round(median(runs.map((r) => r.p50Ms)), 2),
   p99Ms: round(median(runs.map((r) => r.p99Ms)), 2),
   peakRssMb: round(Math.max(...runs.map((r) => r.peakRssMb)), 1),
+  // CPU per request barely moves with the machine's load, unlike requests/s: the steadier comparison.
+  cpuMsPerRequest: round(median(runs.map((r) => r.cpuMsPerRequest)), 3),
   rounds: runs.map((r) => round(r.requestsPerSecond, 0))
 })
 
@@ -77,7 +79,9 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     // Many more requests, then the mock's memory after a GC again: growth here is a leak.
     const topUpStart = performance.now()
     while (served.get("mock")! < options.rssRequests && performance.now() - topUpStart < options.rssMaxSeconds * 1000) {
-      await load(mock, 32, Math.min(30, Math.max(1, options.rssMaxSeconds - (performance.now() - topUpStart) / 1000)))
+      // wrk takes whole seconds.
+      const left = Math.floor(options.rssMaxSeconds - (performance.now() - topUpStart) / 1000)
+      await load(mock, 32, Math.min(30, Math.max(1, left)))
     }
     await mock.gc()
     const rssAfterMany = mock.rssMb()

@@ -97,6 +97,8 @@ export interface LoadResult {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly meanMs: number
+  /** CPU time the server used per request during the run, in milliseconds: robust to a busy machine. */
+  readonly cpuMsPerRequest: number
   /** The largest RSS of the server seen while the load ran (sampled every 200 ms), MB. */
   readonly peakRssMb: number
 }
@@ -112,6 +114,7 @@ export const runLoad = (
 ): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
     let peakRssMb = server.rssMb()
+    const cpuBefore = server.cpuSeconds()
     const sampler = setInterval(() => {
       try {
         peakRssMb = Math.max(peakRssMb, server.rssMb())
@@ -146,6 +149,7 @@ export const runLoad = (
     })
     child.once("exit", (code) => {
       clearInterval(sampler)
+      const cpuSeconds = server.cpuSeconds() - cpuBefore
       const line = /PCBENCH (\{.*\})/.exec(out)
       if (code !== 0 || line === null) return reject(new Error(`wrk failed (${code}):\n${out}`))
       const summary = JSON.parse(line[1]!) as {
@@ -170,6 +174,7 @@ export const runLoad = (
         p50Ms: summary.p50Us / 1000,
         p99Ms: summary.p99Us / 1000,
         meanMs: summary.meanUs / 1000,
+        cpuMsPerRequest: (cpuSeconds * 1000) / Math.max(1, summary.requests),
         peakRssMb
       })
     })

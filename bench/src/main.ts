@@ -56,23 +56,23 @@ const size = smoke
       maxPairs: 1
     }
   : {
-      pool: 2_000,
+      pool: 1_200,
       rounds: 3,
-      seconds: 5,
-      oneSeconds: 3,
+      seconds: 4,
+      oneSeconds: 2,
       rssRequests: 200_000,
-      rssMaxSeconds: 75,
-      spawns: 3,
+      rssMaxSeconds: 40,
+      spawns: 2,
       seeded: 1_000_000,
       pending: 10_000,
       window: 15,
-      latencyOrders: 50,
-      inFlight: 400,
-      oneAtATime: 60,
-      signs: 150,
-      verifies: 1_500,
+      latencyOrders: 30,
+      inFlight: 300,
+      oneAtATime: 40,
+      signs: 100,
+      verifies: 1_000,
       minPairs: 3,
-      maxPairs: 7
+      maxPairs: 5
     }
 
 const started = performance.now()

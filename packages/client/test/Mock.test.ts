@@ -38,7 +38,7 @@ import {
 } from "./support/mock.js"
 
 const APP_KEY = TEST_MERCHANT_APP_KEY
-const TIMEOUT = 20_000
+const TIMEOUT = 60_000
 
 let merchantPem: string
 let merchantSigner: Crypto.Signer

@@ -111,7 +111,7 @@ export const deliveriesOf = (mock: Pick<Mock, "url">, orderSn: string) =>
 export const waitUntil = async <T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000
+  timeoutMs = 30_000
 ): Promise<T> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {

@@ -123,7 +123,7 @@ export const deliveriesOf = async (mock: Pick<Mock, "url">, orderSn: string) =>
 export const waitUntil = async <T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000
+  timeoutMs = 30_000
 ): Promise<T> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -133,6 +133,13 @@ export const waitUntil = async <T>(
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+/**
+ * Whether every attempt of a delivery has its answer: the mock records an attempt just before it
+ * sends it (`httpStatus` null until the answer is recorded), so a delivery read while an attempt is
+ * on the wire shows that attempt unanswered.
+ */
+export const allAnswered = (delivery: DeliveryView): boolean => delivery.attempts.every((a) => a.httpStatus !== null)
 
 /** Waits until the single delivery of `orderSn` satisfies `until`, and resolves with it. */
 export const waitForDelivery = (

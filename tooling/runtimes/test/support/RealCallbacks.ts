@@ -61,7 +61,10 @@ export const payOrderTo = async (
   const delivery = await waitForDelivery(
     mock,
     orderSn,
-    (d) => d.attempts.some((a) => a.httpStatus !== null || a.error !== null),
+    // The mock records an attempt just before sending it, with no status and the error "no outcome
+    // recorded: ..." until its outcome replaces them: that row is not an answer yet.
+    (d) =>
+      d.attempts.some((a) => a.httpStatus !== null || (a.error !== null && !a.error.startsWith("no outcome recorded"))),
     "answered"
   )
   return { orderSn, outerOrder, delivery }

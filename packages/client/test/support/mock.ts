@@ -134,13 +134,6 @@ export const waitUntil = async <T>(
   }
 }
 
-/**
- * Whether every attempt of a delivery has its answer: the mock records an attempt just before it
- * sends it (`httpStatus` null until the answer is recorded), so a delivery read while an attempt is
- * on the wire shows that attempt unanswered.
- */
-export const allAnswered = (delivery: DeliveryView): boolean => delivery.attempts.every((a) => a.httpStatus !== null)
-
 /** Waits until the single delivery of `orderSn` satisfies `until`, and resolves with it. */
 export const waitForDelivery = (
   mock: Pick<Mock, "url">,

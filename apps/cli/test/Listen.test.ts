@@ -1,0 +1,62 @@
+// pc listen without --forward-to: callbacks outside --events are answered 200 and shown as
+// skipped; a callback signed with another key is refused (answered 401, printed with its reason),
+// so a forged request never passes for the mock's.
+import { RequestSigning, Testing } from "@pc/client"
+import { KeyRing, Wire } from "@pc/core"
+import { NodeCrypto } from "@pc/crypto-node"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Mock, startMock, testMerchant } from "./support/Mock.js"
+import { freshConfigDir, pcBackground, type Running } from "./support/Pc.js"
+
+let mock: Mock
+let listener: Running | undefined
+beforeAll(async () => {
+  mock = await startMock()
+}, 60_000)
+afterAll(async () => {
+  listener?.child.kill("SIGKILL")
+  await mock?.close()
+})
+
+const createAndPay = async (orderId: string) => {
+  const ring = await KeyRing.importSigners(NodeCrypto, { 1: testMerchant.privateKeyPem() })
+  const body = new TextEncoder().encode(JSON.stringify({ orderId, amount: "3.00", currency: "USD" }))
+  const headers = await RequestSigning.sign(ring, {
+    method: "POST",
+    path: Wire.CREATE_ORDER_PATH,
+    appKey: testMerchant.appKey,
+    timestamp: Date.now(),
+    body
+  })
+  const created = await fetch(`${mock.url}${Wire.CREATE_ORDER_PATH}`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body
+  }).then((r) => r.json())
+  await fetch(`${mock.url}/dev/orders/${created.data.orderSn}/pay`, { method: "POST" })
+  return created.data.orderSn as string
+}
+
+describe("pc listen", () => {
+  it("skips events outside --events and refuses a forged callback", async () => {
+    const env = { PC_CONFIG_DIR: freshConfigDir(), PC_BASE_URL: mock.url, PC_APP_KEY: testMerchant.appKey }
+    listener = pcBackground(["listen", "--events", "order.failed", "--json"], { env })
+    const ready = JSON.parse(await listener.waitForLine((l) => l.includes('"type":"ready"'), "ready"))
+    expect(ready.environment).toBe("sandbox")
+
+    const orderSn = await createAndPay("LISTEN-1")
+    const skipped = JSON.parse(await listener.waitForLine((l) => l.includes(orderSn), "the order.paid callback"))
+    expect(skipped).toMatchObject({ verdict: "skipped", eventType: "order.paid", answered: 200 })
+
+    const forger = await Testing.generatePlatformKey()
+    const forged = await Testing.signCallback({
+      appKey: testMerchant.appKey,
+      platformPrivateKeyPem: forger.privateKeyPem,
+      event: Testing.callbackEvent({ eventType: "order.failed", orderSn: "FORGED" })
+    })
+    const answer = await fetch(ready.url, { method: "POST", headers: forged.headers, body: forged.body })
+    expect(answer.status).toBe(401)
+    const refused = JSON.parse(await listener.waitForLine((l) => l.includes('"verdict":"refused"'), "the refusal"))
+    expect(refused).toMatchObject({ reason: "BadSignature", keyVersion: "1", answered: 401, eventType: null })
+  }, 180_000)
+})

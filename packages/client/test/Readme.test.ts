@@ -8,7 +8,6 @@ import { tmpdir } from "node:os"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort } from "@pc/servers"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   devData,

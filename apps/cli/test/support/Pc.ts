@@ -1,5 +1,5 @@
-// How the tests run `pc`: as a separate process, the way a user runs it. `pcCommand` is the one
-// place that says how (today tsx on the sources; the built bin once it ships), so switching is one line.
+// How the tests run `pc`: as a separate process, the way a user runs it: the built bin
+// (`dist/bin.js` on plain Node, as npm installs it), which turbo builds before these tests.
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,7 +11,7 @@ export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 /** The program and arguments that start `pc`. */
 export const pcCommand = (args: ReadonlyArray<string>): [string, Array<string>] => [
   process.execPath,
-  ["--import", "tsx", join(ROOT, "apps/cli/src/bin.ts"), ...args]
+  [join(ROOT, "apps/cli/dist/bin.js"), ...args]
 ]
 
 /** A fresh profile directory, so no test reads another's (or the user's) settings. */

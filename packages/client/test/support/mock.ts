@@ -5,7 +5,7 @@ import type { Environment } from "@pc/core"
 import { LogLevel } from "effect"
 import { defaults, type MockConfigShape, start } from "@pc/mock-server"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { type AddressInfo, createServer as createNetServer } from "node:net"
+import type { AddressInfo } from "node:net"
 
 export { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "@pc/mock-server"
 
@@ -177,16 +177,8 @@ export const startReceiver = async (
   }
 }
 
-/** A port free on 127.0.0.1 right now, for a program that takes its port from `PORT`. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createNetServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
+/** A port free on 127.0.0.1 right now (one helper for every test package). */
+export { freePort } from "@pc/servers"
 
 /** Reads a Node request's body to the end: the bytes exactly as sent. */
 export const readRaw = (req: IncomingMessage): Promise<Buffer> =>

@@ -23,7 +23,7 @@ describe("GET /docs in Chromium", () => {
     await page.goto(`${mock.url}/docs`, { waitUntil: "load" })
     await page.getByText("Create a payment order").first().waitFor({ timeout: 30_000 })
     await page.getByText("order.paid").first().waitFor({ timeout: 30_000 })
-    const text = await page.evaluate(() => document.body.innerText)
+    const text = await page.evaluate(() => document.body.textContent ?? "")
     expect(text).toContain("Developer menu")
     expect(text).toContain("/openapi.json")
     await page.waitForLoadState("networkidle")

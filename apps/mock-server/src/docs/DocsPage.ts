@@ -39,7 +39,7 @@ export const docsPage = async (document: {
 <style>body { margin: 0; font-family: system-ui, sans-serif; } .pc-doc-link { font-size: .85rem; padding: .4rem 1rem; background: #f4f4f5; }</style>
 </head>
 <body>
-<div class="pc-doc-link">${escapeHtml(document.info.title)} · the machine-readable document is <a href="/openapi.json">/openapi.json</a> · <a href="/">dashboard</a></div>
+<div class="pc-doc-link">${escapeHtml(document.info.title)} · the machine-readable document is <a href="/openapi.json">/openapi.json</a></div>
 <noscript>This page renders <a href="/openapi.json">/openapi.json</a> with a script.</noscript>
 <script id="api-reference" type="application/json">${scriptJson(document)}</script>
 <script>document.getElementById("api-reference").dataset.configuration = JSON.stringify(${scriptJson(configuration)})</script>

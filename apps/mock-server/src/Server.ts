@@ -2,7 +2,7 @@
  * Composes the mock once: SQLite storage, the environment's platform keys, the test merchant,
  * orders, the callback dispatcher and the route table, served by Node's HTTP server.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Clock, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
@@ -18,6 +18,7 @@ import { DecodeFailureAsParamError, wrapApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
 import * as ListenGate from "./http/ListenGate.js"
+import { batchedLogFmt } from "./log/BatchedLogFmt.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { CheckoutHandlers } from "./routes/Checkout.js"
 import { CreateOrderHandlers } from "./routes/CreateOrder.js"
@@ -164,7 +165,7 @@ export const start = async (
   const sink = options.logSink
   const logging = Layer.mergeAll(
     sink === undefined
-      ? Logger.logFmt
+      ? batchedLogFmt
       : Logger.replace(
           Logger.defaultLogger,
           Logger.map(Logger.logfmtLogger, (line) => sink(line))
@@ -172,7 +173,10 @@ export const start = async (
     Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info),
     // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per
     // request and per query are pure cost (about a tenth of a signed create).
-    Layer.setTracerEnabled(false)
+    Layer.setTracerEnabled(false),
+    // The same for the platform's HTTP tracer middleware, which still parsed each request's URL,
+    // copied its headers for redaction and set an attribute per header on a span nobody reads.
+    Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
   )
   // Port 0 asks for any free port: one is picked before the build, and picked again in the rare case
   // that another process takes it between the probe and the listen.

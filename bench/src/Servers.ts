@@ -10,8 +10,8 @@ export const ROOT = new URL("../../", import.meta.url).pathname
 const here = (path: string) => new URL(path, import.meta.url).pathname
 
 /**
- * How `pnpm mock` runs the mock on this branch, as Node arguments from the repository root. The one
- * place to change when the mock starts from built JavaScript (`apps/cli/dist/bin.js mock`).
+ * How `pnpm mock` runs the mock, as Node arguments from the repository root: the built `pc` bin
+ * (`@pc/cli` is a dependency of this package, so turbo builds it before the bench runs).
  */
 export const MOCK_COMMAND: ReadonlyArray<string> = ["apps/cli/dist/bin.js", "mock"]
 

@@ -797,13 +797,20 @@ describe("developer menu (production)", () => {
       const { appKey, signer } = await merchantWithReceiver("/fail")
       const order = await newOrder(appKey, signer)
       expectOk(await call(mock.url, "POST", `/dev/orders/${order.orderSn}/fail`))
+      // An attempt is recorded just before it is sent (no HTTP status until its answer): judge the
+      // answered ones.
+      const answered = <A extends { readonly httpStatus: number | null }>(attempts: ReadonlyArray<A>) =>
+        attempts.filter((attempt) => attempt.httpStatus !== null)
       const [delivery] = await eventually(async () => {
         const deliveries = await deliveriesOf(order.orderSn)
-        return (deliveries[0]?.attempts.length ?? 0) >= 2 ? deliveries : undefined
-      }, "two attempts")
+        return answered(deliveries[0]?.attempts ?? []).length >= 2 ? deliveries : undefined
+      }, "two answered attempts")
       expect(delivery).toMatchObject({ eventType: "order.failed" })
       expect(delivery!.status).not.toBe("delivered")
-      for (const attempt of delivery!.attempts) {
+      for (const attempt of delivery!.attempts.filter((a) => a.httpStatus === null)) {
+        expect(attempt.error).toMatch(/^no outcome recorded/)
+      }
+      for (const attempt of answered(delivery!.attempts)) {
         expect(attempt).toMatchObject({
           url: `${receiver.url}/fail`,
           httpStatus: 500,

@@ -164,6 +164,9 @@ export const wrapApp = <R>(
               )
       const response = yield* handled.pipe(
         Effect.catchAllCause((cause) => {
+          // The client went away (a closed socket interrupts the request's fiber): nothing to answer
+          // and nothing crashed, so the interruption goes on as it is.
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure)) {
             const error = failure.value as { readonly _tag?: string }

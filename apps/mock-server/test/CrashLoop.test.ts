@@ -4,7 +4,6 @@
 // a valid signature, no order is lost, duplicated or half-written, and every attempt the receiver
 // saw is recorded. Seeded: CRASH_SEED replays a run, CRASH_KILLS sets the number of kills.
 import * as Wire from "@pc/core/Wire"
-import { build } from "esbuild"
 import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -28,6 +27,7 @@ import { findSecrets } from "./support/secrets.js"
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const KILLS = Math.max(10, Number(process.env.CRASH_KILLS ?? 10))
 const PACKAGE = fileURLToPath(new URL("../", import.meta.url))
+const BIN = join(PACKAGE, "../cli/dist/bin.js")
 
 /** mulberry32: a small seeded generator, so that a run can be replayed from its seed. */
 const seeded = (seed: number) => {
@@ -42,26 +42,12 @@ const seeded = (seed: number) => {
 }
 const random = seeded(SEED)
 
-let bundleDir: string
 let dataDir: string
 let receiver: Receiver
 const outputs: Array<string> = []
 const children = new Set<ChildProcess>()
 
 beforeAll(async () => {
-  // One bundle of the entry for the many restarts: starting it is several times cheaper than
-  // compiling the TypeScript sources on every start. It sits beside src/ so that the test
-  // merchant's files and node_modules resolve as they do for src/main.ts.
-  bundleDir = mkdtempSync(join(PACKAGE, ".test-bundle-"))
-  await build({
-    entryPoints: [join(PACKAGE, "src/main.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    outfile: join(bundleDir, "main.mjs"),
-    logLevel: "warning"
-  })
   dataDir = mkdtempSync(join(tmpdir(), "pc-mock-crash-loop-"))
   receiver = await startReceiver(200)
 }, 60_000)
@@ -69,16 +55,19 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   await receiver?.close()
-  rmSync(bundleDir, { recursive: true, force: true })
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-/** Starts the bundled mock on `db` and resolves with its URL once it prints its ready line. */
+/**
+ * Starts the mock on `db` as users do (`pc mock`, the built CLI bundle: cheap to start again and
+ * again, built before this suite by turbo.json) and resolves with its URL once it prints its ready line.
+ */
 const spawnMock = async (db: string) => {
   const child = spawn(
     process.execPath,
     [
-      join(bundleDir, "main.mjs"),
+      BIN,
+      "mock",
       "--env",
       "production",
       "--port",

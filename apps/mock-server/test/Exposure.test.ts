@@ -124,7 +124,7 @@ describe("the mock as a process bound to 0.0.0.0", () => {
     const root = fileURLToPath(new URL("../../../", import.meta.url))
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "apps/mock-server/src/main.ts", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"],
+      ["apps/cli/dist/bin.js", "mock", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:"],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } }
     )
     try {

@@ -4,7 +4,7 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { PaymentClient, type PaymentClientError } from "@pc/client"
-import type { Wire } from "@pc/core"
+import type * as Wire from "@pc/core/Wire"
 import { Effect } from "effect"
 import { signerRing } from "./MerchantKey.js"
 import { CliFailure } from "./Output.js"

@@ -2,7 +2,8 @@
 // skipped; a callback signed with another key is refused (answered 401, printed with its reason),
 // so a forged request never passes for the mock's.
 import { RequestSigning, Testing } from "@pc/client"
-import { KeyRing, Wire } from "@pc/core"
+import { KeyRing } from "@pc/core"
+import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Mock, startMock, testMerchant } from "./support/Mock.js"

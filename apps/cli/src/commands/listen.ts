@@ -7,7 +7,8 @@
  */
 import { Command, Options } from "@effect/cli"
 import type { Callback } from "@pc/client"
-import { type Environment, Headers, type Wire } from "@pc/core"
+import { type Environment, Headers } from "@pc/core"
+import type * as Wire from "@pc/core/Wire"
 import { Effect, Exit, Option } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { using } from "../MockAdmin.js"

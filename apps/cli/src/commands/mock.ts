@@ -20,7 +20,9 @@ const port = Options.integer("port").pipe(
 )
 const db = Options.text("db").pipe(
   Options.optional,
-  Options.withDescription("SQLite file, :memory:, or a postgres:// URL shared by several replicas (default .pc-mock/<env>.sqlite)")
+  Options.withDescription(
+    "SQLite file, :memory:, or a postgres:// URL shared by several replicas (default .pc-mock/<env>.sqlite)"
+  )
 )
 const publicUrl = Options.text("public-url").pipe(
   Options.optional,

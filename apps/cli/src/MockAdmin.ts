@@ -4,9 +4,9 @@
  * made from the same `HttpApi` definition the mock serves), so the answers' types are the mock's
  * own Schemas and nothing is declared twice.
  */
-import { FetchHttpClient, type HttpClient } from "@effect/platform"
-import { MockClient } from "@pc/mock-server"
-import { Data, Effect, Redacted } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { MockClient, type MockEvent } from "@pc/mock-server"
+import { Data, Effect, Redacted, Stream } from "effect"
 import { CliFailure } from "./Output.js"
 
 type Client = MockClient.MockClient
@@ -77,6 +77,11 @@ export interface MockAdminService {
   readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly callbacks: (orderSn?: string) => Effect.Effect<ReadonlyArray<Delivery>, MockAdminError>
   readonly resendCallback: (id: string) => Effect.Effect<Delivery, MockAdminError>
+  /**
+   * `GET /dev/events`: the mock's events from now on, until the stream is interrupted.
+   * `onConnected` runs once the mock has answered (its `: connected` comment).
+   */
+  readonly events: (onConnected: Effect.Effect<void>) => Stream.Stream<MockEvent, MockAdminError>
 }
 
 /** The envelope code of a wire error's tag: `NotFound` is `notFound`, `Unauthorized` is `unauthorized`. */
@@ -115,6 +120,29 @@ const classify =
     }
   }
 
+/** A refusal of `/dev/events` (not 200): its envelope's code and msg, as the typed client gives the others. */
+const refusal = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<MockAdminError> =>
+  response.text.pipe(
+    Effect.map((text) => {
+      try {
+        const envelope = JSON.parse(text) as { readonly code?: unknown; readonly msg?: unknown }
+        if (typeof envelope.code === "string" && typeof envelope.msg === "string") {
+          return new MockAdminError({ kind: "Refused", code: envelope.code, message: envelope.msg })
+        }
+      } catch {}
+      return new MockAdminError({
+        kind: "Network",
+        code: undefined,
+        message: `${response.request.url} answered HTTP ${response.status}: is it the mock?`
+      })
+    }),
+    Effect.catchAll(() =>
+      Effect.succeed(
+        new MockAdminError({ kind: "Network", code: undefined, message: `${response.request.url} did not answer` })
+      )
+    )
+  )
+
 /**
  * The developer menu at `baseUrl` over the mock's typed client; needs an HttpClient.
  *
@@ -130,11 +158,12 @@ export const make = (options: {
   readonly baseUrl: string
   readonly devToken?: string | undefined
 }): Effect.Effect<MockAdminService, never, HttpClient.HttpClient> =>
-  Effect.map(
+  Effect.zipWith(
     MockClient.make(options.baseUrl, {
       devToken: options.devToken === undefined ? undefined : Redacted.make(options.devToken)
     }),
-    ({ dev }) => {
+    HttpClient.HttpClient,
+    ({ dev }, http) => {
       const call = <A, E extends { readonly _tag: string; readonly message: string }>(
         effect: Effect.Effect<{ readonly data: A }, E>
       ): Effect.Effect<A, MockAdminError> =>
@@ -165,7 +194,41 @@ export const make = (options: {
         order: (orderSn) => call(dev.getOrder({ path: { orderSn } })),
         moveOrder: (orderSn, move) => call(moves[move]({ path: { orderSn } })),
         callbacks: (orderSn) => call(dev.listCallbacks({ urlParams: orderSn === undefined ? {} : { orderSn } })),
-        resendCallback: (id) => call(dev.resendCallback({ path: { id } }))
+        resendCallback: (id) => call(dev.resendCallback({ path: { id } })),
+        // A stream the typed client cannot give (it reads a Text answer whole): read here, line by line.
+        events: (onConnected) =>
+          HttpClientResponse.stream(
+            http
+              .execute(
+                HttpClientRequest.get(`${options.baseUrl}/dev/events`).pipe(
+                  HttpClientRequest.accept("text/event-stream"),
+                  options.devToken === undefined ? (r) => r : HttpClientRequest.bearerToken(options.devToken)
+                )
+              )
+              .pipe(
+                Effect.mapError(classify(options.baseUrl)),
+                Effect.flatMap((response) =>
+                  response.status === 200 ? Effect.succeed(response) : Effect.flatMap(refusal(response), Effect.fail)
+                )
+              )
+          ).pipe(
+            Stream.mapError((error) => (error._tag === "MockAdminError" ? error : classify(options.baseUrl)(error))),
+            Stream.decodeText(),
+            Stream.splitLines,
+            Stream.tap((line) => (line === ": connected" ? onConnected : Effect.void)),
+            Stream.filter((line) => line.startsWith("data:")),
+            Stream.mapEffect((line) =>
+              Effect.try({
+                try: () => JSON.parse(line.slice(5)) as MockEvent,
+                catch: () =>
+                  new MockAdminError({
+                    kind: "Network",
+                    code: undefined,
+                    message: `${options.baseUrl}/dev/events sent an event that is not JSON: is it the mock?`
+                  })
+              })
+            )
+          )
       } satisfies MockAdminService
     }
   )

@@ -1,7 +1,7 @@
 // The checkout page on a 360 px phone and a 1280 px screen in Chromium: no sideways scroll (long
 // ids wrap), and after Pay it says which callback went to which URL and how its delivery stands,
 // updating by itself while the delivery is pending. Screenshots go to test-artifacts/.
-import type { Wire } from "@pc/core"
+import type * as Wire from "@pc/core/Wire"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"

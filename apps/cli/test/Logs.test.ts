@@ -1,6 +1,7 @@
 // pc logs tail over a real mock: a create-order signed over other bytes than those sent shows up
-// with its signature verdict (invalid, which the sandbox lets through), as one JSON object per line
-// with --json and as a readable line without; Ctrl-C (SIGINT) ends it cleanly.
+// with its signature verdict (invalid, which the sandbox lets through) and likely cause (the body
+// re-serialised), as one JSON object per line with --json and as a readable line without;
+// Ctrl-C (SIGINT) ends it cleanly.
 import { RequestSigning } from "@pc/client"
 import { KeyRing } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
@@ -75,6 +76,8 @@ describe("pc logs tail", () => {
       requestId,
       signature: { verdict: "invalid" }
     })
+    // The mock's diagnosis of the mismatch rides along: the body was re-serialised after signing.
+    expect(event.signature.likelyCause).toMatch(/re-serialised/)
     expect(typeof event.durationMs).toBe("number")
     // --json: stdout holds nothing but JSON objects, one per line.
     for (const l of jsonTail.stdout().trim().split("\n")) expect(() => JSON.parse(l)).not.toThrow()
@@ -83,6 +86,7 @@ describe("pc logs tail", () => {
     expect(human).toContain(`POST ${Wire.CREATE_ORDER_PATH} ${answer.status}`)
     expect(human).toContain(`req=${requestId}`)
     expect(human).toContain("signature invalid")
+    expect(human).toMatch(/\(likely: .*re-serialised/)
 
     for (const tail of [jsonTail, humanTail]) tail.child.kill("SIGINT")
     expect(await jsonTail.exited).toBe(0)

@@ -31,7 +31,8 @@ export const requestLine = (event: RequestEvent): string => {
     event.signature === undefined
       ? ""
       : `  signature ${verdictColour[event.signature.verdict](event.signature.verdict)}` +
-        (event.signature.cause === null ? "" : `: ${event.signature.cause}`)
+        (event.signature.cause === null ? "" : `: ${event.signature.cause}`) +
+        (event.signature.likelyCause === null ? "" : ` (likely: ${event.signature.likelyCause})`)
   return (
     `${colour.dim(time)} ${event.method} ${event.path} ${status} ${event.durationMs}ms ` +
     `${colour.dim(`req=${event.requestId}`)}${signature}`

@@ -1,80 +1,47 @@
 /**
- * The mock's developer menu (`/dev/...`, CONTRACT.md "The developer menu") as one service: every
- * call `pc` makes to it goes through here. Implemented with `@effect/platform`'s HttpClient over the
- * JSON envelopes; when the mock's `HttpApi` definition and its typed `HttpApiClient` land, swap
- * {@link make} for an implementation on that client: the interface and the commands stay as they are.
+ * The mock's developer menu (`/dev/...`, CONTRACT.md "The developer menu") as `pc` uses it: every
+ * call `pc` makes to it goes through here, over the typed client the mock exports (`MockClient`,
+ * made from the same `HttpApi` definition the mock serves), so the answers' types are the mock's
+ * own Schemas and nothing is declared twice.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import type * as Wire from "@pc/core/Wire"
-import { Context, Data, Effect, Layer } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { MockClient, type MockEvent } from "@pc/mock-server"
+import { Data, Effect, Redacted, Stream } from "effect"
 import { CliFailure } from "./Output.js"
 
+type Client = MockClient.MockClient
+/** What a developer-menu route answers in `data`. */
+type Answer<K extends keyof Client["dev"]> = Extract<
+  Effect.Effect.Success<ReturnType<Client["dev"][K]>>,
+  { readonly data: unknown }
+>["data"]
+
 /** A merchant as `GET /dev/merchants/{appKey}` shows it. */
-export interface Merchant {
-  readonly appKey: string
-  readonly notifyUrl: string | null
-  readonly keys: ReadonlyArray<{
-    readonly version: number
-    readonly status: "active" | "disabled"
-    readonly uploadedAt: string
-  }>
-}
-
+export type Merchant = Answer<"getMerchant">
 /** A platform key as `GET /dev/platform-keys` lists it. */
-export interface PlatformKey {
-  readonly environment: string
-  readonly version: number
-  readonly publicKeyPem: string
-  readonly status: "current" | "published" | "retired"
-}
-
-/** One attempt of a callback delivery. */
-export interface DeliveryAttempt {
-  readonly attempt: number
-  readonly at: string
-  readonly url: string | null
-  readonly httpStatus: number | null
-  readonly error: string | null
-  readonly keyVersion: number | null
-  readonly durationMs: number
-}
-
+export type PlatformKey = Answer<"rotatePlatformKey">
 /** A callback delivery with its attempts, as `GET /dev/callbacks` lists it. */
-export interface Delivery {
-  readonly id: string
-  readonly orderSn: string
-  readonly eventId: string
-  readonly eventType: Wire.CallbackEventType
-  readonly status: "pending" | "delivered" | "failed"
-  readonly attemptCount: number
-  readonly nextAttemptAt: string | null
-  readonly lastError: string | null
-  readonly createdAt: string
-  readonly deliveredAt: string | null
-  readonly body: string
-  readonly attempts: ReadonlyArray<DeliveryAttempt>
-}
+export type Delivery = Answer<"resendCallback">
 
 /** The moves of `POST /dev/orders/{orderSn}/{move}`. */
 export type OrderMove = "pay" | "fail" | "expire"
 
 /**
- * A developer-menu call that failed: `Refused` when the mock answered with an envelope code other
- * than SUCCESS (`code` and `msg` kept), `Network` when it could not be reached or its answer was not
- * an envelope.
+ * A developer-menu call that failed: `Refused` when the mock answered with an error envelope (its
+ * `code` and `msg` kept), `Network` when it could not be reached, did not answer in time, or its
+ * answer was not the mock's.
  *
  * @example
  * ```ts
  * import { MockAdminError } from "./MockAdmin.js"
  *
- * new MockAdminError({ kind: "Refused", code: "notFound", message: "no order X", status: 404 })
+ * new MockAdminError({ kind: "Refused", code: "notFound", message: "no order X" })
  * ```
  */
 export class MockAdminError extends Data.TaggedError("MockAdminError")<{
   readonly kind: "Refused" | "Network"
   readonly code: string | undefined
   readonly message: string
-  readonly status: number | undefined
 }> {}
 
 /**
@@ -82,9 +49,9 @@ export class MockAdminError extends Data.TaggedError("MockAdminError")<{
  *
  * @example
  * ```ts
- * import { MockAdmin } from "./MockAdmin.js"
+ * import { using } from "./MockAdmin.js"
  *
- * const keys = Effect.flatMap(MockAdmin, (admin) => admin.platformKeys())
+ * const keys = using(settings, (admin) => admin.platformKeys())
  * ```
  */
 export interface MockAdminService {
@@ -93,35 +60,91 @@ export interface MockAdminService {
   readonly createMerchant: (input: {
     readonly publicKeyPem: string
     readonly notifyUrl?: string | undefined
-  }) => Effect.Effect<{ readonly appKey: string; readonly keyVersion: number }, MockAdminError>
+  }) => Effect.Effect<Answer<"createMerchant">, MockAdminError>
   readonly merchant: (appKey: string) => Effect.Effect<Merchant, MockAdminError>
   readonly addMerchantKey: (
     appKey: string,
     publicKeyPem: string
-  ) => Effect.Effect<{ readonly keyVersion: number }, MockAdminError>
+  ) => Effect.Effect<Answer<"addMerchantKey">, MockAdminError>
   readonly disableMerchantKey: (
     appKey: string,
     version: number
-  ) => Effect.Effect<{ readonly version: number; readonly status: "disabled" }, MockAdminError>
-  readonly setNotifyUrl: (
-    appKey: string,
-    notifyUrl: string
-  ) => Effect.Effect<{ readonly appKey: string; readonly notifyUrl: string }, MockAdminError>
+  ) => Effect.Effect<Answer<"disableMerchantKey">, MockAdminError>
+  readonly setNotifyUrl: (appKey: string, notifyUrl: string) => Effect.Effect<Answer<"setNotifyUrl">, MockAdminError>
   readonly platformKeys: () => Effect.Effect<ReadonlyArray<PlatformKey>, MockAdminError>
   readonly rotatePlatformKey: () => Effect.Effect<PlatformKey, MockAdminError>
-  readonly order: (orderSn: string) => Effect.Effect<Wire.Order, MockAdminError>
-  readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Wire.Order, MockAdminError>
+  readonly order: (orderSn: string) => Effect.Effect<Answer<"getOrder">, MockAdminError>
+  readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly callbacks: (orderSn?: string) => Effect.Effect<ReadonlyArray<Delivery>, MockAdminError>
   readonly resendCallback: (id: string) => Effect.Effect<Delivery, MockAdminError>
+  /**
+   * `GET /dev/events`: the mock's events from now on, until the stream is interrupted.
+   * `onConnected` runs once the mock has answered (its `: connected` comment).
+   */
+  readonly events: (onConnected: Effect.Effect<void>) => Stream.Stream<MockEvent, MockAdminError>
 }
 
-/** The developer-menu service tag. */
-export class MockAdmin extends Context.Tag("@pc/cli/MockAdmin")<MockAdmin, MockAdminService>() {}
+/** The envelope code of a wire error's tag: `NotFound` is `notFound`, `Unauthorized` is `unauthorized`. */
+const envelopeCode = (tag: string) => tag.charAt(0).toLowerCase() + tag.slice(1)
 
-const segment = encodeURIComponent
+/** The typed client's failures as {@link MockAdminError}: an error envelope is refused, the rest unreachable. */
+const classify =
+  (baseUrl: string) =>
+  (error: { readonly _tag: string; readonly message: string; readonly msg?: string }): MockAdminError => {
+    switch (error._tag) {
+      case "TimeoutException":
+        return new MockAdminError({
+          kind: "Network",
+          code: undefined,
+          message: `${baseUrl} did not answer within 15 s`
+        })
+      case "RequestError":
+        return new MockAdminError({
+          kind: "Network",
+          code: undefined,
+          message: `cannot reach ${baseUrl}: ${error.message}`
+        })
+      case "ResponseError":
+      case "ParseError":
+        return new MockAdminError({
+          kind: "Network",
+          code: undefined,
+          message: `${baseUrl} did not answer as the mock does (${error.message.split("\n")[0]}): is it the mock?`
+        })
+      default:
+        return new MockAdminError({
+          kind: "Refused",
+          code: envelopeCode(error._tag),
+          message: error.msg ?? error.message
+        })
+    }
+  }
+
+/** A refusal of `/dev/events` (not 200): its envelope's code and msg, as the typed client gives the others. */
+const refusal = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<MockAdminError> =>
+  response.text.pipe(
+    Effect.map((text) => {
+      try {
+        const envelope = JSON.parse(text) as { readonly code?: unknown; readonly msg?: unknown }
+        if (typeof envelope.code === "string" && typeof envelope.msg === "string") {
+          return new MockAdminError({ kind: "Refused", code: envelope.code, message: envelope.msg })
+        }
+      } catch {}
+      return new MockAdminError({
+        kind: "Network",
+        code: undefined,
+        message: `${response.request.url} answered HTTP ${response.status}: is it the mock?`
+      })
+    }),
+    Effect.catchAll(() =>
+      Effect.succeed(
+        new MockAdminError({ kind: "Network", code: undefined, message: `${response.request.url} did not answer` })
+      )
+    )
+  )
 
 /**
- * The implementation over HttpClient and the envelopes.
+ * The developer menu at `baseUrl` over the mock's typed client; needs an HttpClient.
  *
  * @example
  * ```ts
@@ -135,99 +158,80 @@ export const make = (options: {
   readonly baseUrl: string
   readonly devToken?: string | undefined
 }): Effect.Effect<MockAdminService, never, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
-    const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.mapRequest((request) =>
-        request.pipe(
-          HttpClientRequest.prependUrl(options.baseUrl),
-          HttpClientRequest.acceptJson,
-          options.devToken === undefined ? (r) => r : HttpClientRequest.bearerToken(options.devToken)
+  Effect.zipWith(
+    MockClient.make(options.baseUrl, {
+      devToken: options.devToken === undefined ? undefined : Redacted.make(options.devToken)
+    }),
+    HttpClient.HttpClient,
+    ({ dev }, http) => {
+      const call = <A, E extends { readonly _tag: string; readonly message: string }>(
+        effect: Effect.Effect<{ readonly data: A }, E>
+      ): Effect.Effect<A, MockAdminError> =>
+        effect.pipe(
+          Effect.map(({ data }) => data),
+          Effect.timeout("15 seconds"),
+          Effect.mapError(classify(options.baseUrl))
         )
-      )
-    )
-    const call = <A>(request: HttpClientRequest.HttpClientRequest): Effect.Effect<A, MockAdminError> =>
-      client.execute(request).pipe(
-        Effect.flatMap((response) => Effect.map(response.text, (text) => ({ status: response.status, text }))),
-        Effect.timeout("15 seconds"),
-        Effect.mapError(
-          (error) =>
-            new MockAdminError({
-              kind: "Network",
-              code: undefined,
-              status: undefined,
-              message:
-                error._tag === "TimeoutException"
-                  ? `${options.baseUrl} did not answer within 15 s`
-                  : `cannot reach ${options.baseUrl}: ${error.message}`
+      const moves = { pay: dev.payOrder, fail: dev.failOrder, expire: dev.expireOrder } as const
+      return {
+        baseUrl: options.baseUrl,
+        createMerchant: (input) =>
+          call(
+            dev.createMerchant({
+              payload: {
+                publicKeyPem: input.publicKeyPem,
+                ...(input.notifyUrl === undefined ? {} : { notifyUrl: input.notifyUrl })
+              }
             })
-        ),
-        Effect.flatMap(({ status, text }) => {
-          let envelope: { code?: unknown; msg?: unknown; data?: unknown }
-          try {
-            envelope = JSON.parse(text)
-          } catch {
-            return Effect.fail(
-              new MockAdminError({
-                kind: "Network",
-                code: undefined,
-                status,
-                message: `${options.baseUrl} answered HTTP ${status} without a JSON envelope: is it the mock?`
+          ),
+        merchant: (appKey) => call(dev.getMerchant({ path: { appKey } })),
+        addMerchantKey: (appKey, publicKeyPem) =>
+          call(dev.addMerchantKey({ path: { appKey }, payload: { publicKeyPem } })),
+        disableMerchantKey: (appKey, version) => call(dev.disableMerchantKey({ path: { appKey, version } })),
+        setNotifyUrl: (appKey, notifyUrl) => call(dev.setNotifyUrl({ path: { appKey }, payload: { notifyUrl } })),
+        platformKeys: () => call(dev.listPlatformKeys()),
+        rotatePlatformKey: () => call(dev.rotatePlatformKey()),
+        order: (orderSn) => call(dev.getOrder({ path: { orderSn } })),
+        moveOrder: (orderSn, move) => call(moves[move]({ path: { orderSn } })),
+        callbacks: (orderSn) => call(dev.listCallbacks({ urlParams: orderSn === undefined ? {} : { orderSn } })),
+        resendCallback: (id) => call(dev.resendCallback({ path: { id } })),
+        // A stream the typed client cannot give (it reads a Text answer whole): read here, line by line.
+        events: (onConnected) =>
+          HttpClientResponse.stream(
+            http
+              .execute(
+                HttpClientRequest.get(`${options.baseUrl}/dev/events`).pipe(
+                  HttpClientRequest.accept("text/event-stream"),
+                  options.devToken === undefined ? (r) => r : HttpClientRequest.bearerToken(options.devToken)
+                )
+              )
+              .pipe(
+                Effect.mapError(classify(options.baseUrl)),
+                Effect.flatMap((response) =>
+                  response.status === 200 ? Effect.succeed(response) : Effect.flatMap(refusal(response), Effect.fail)
+                )
+              )
+          ).pipe(
+            Stream.mapError((error) => (error._tag === "MockAdminError" ? error : classify(options.baseUrl)(error))),
+            Stream.decodeText(),
+            Stream.splitLines,
+            Stream.tap((line) => (line === ": connected" ? onConnected : Effect.void)),
+            Stream.filter((line) => line.startsWith("data:")),
+            Stream.mapEffect((line) =>
+              Effect.try({
+                try: () => JSON.parse(line.slice(5)) as MockEvent,
+                catch: () =>
+                  new MockAdminError({
+                    kind: "Network",
+                    code: undefined,
+                    message: `${options.baseUrl}/dev/events sent an event that is not JSON: is it the mock?`
+                  })
               })
             )
-          }
-          if (envelope?.code === "SUCCESS") return Effect.succeed(envelope.data as A)
-          return Effect.fail(
-            new MockAdminError({
-              kind: "Refused",
-              code: typeof envelope?.code === "string" ? envelope.code : undefined,
-              status,
-              message: typeof envelope?.msg === "string" ? envelope.msg : `HTTP ${status}`
-            })
           )
-        })
-      )
-    const post = (path: string, body?: unknown) =>
-      body === undefined
-        ? HttpClientRequest.post(path)
-        : HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body))
-    return MockAdmin.of({
-      baseUrl: options.baseUrl,
-      createMerchant: (input) => call(post("/dev/merchants", input)),
-      merchant: (appKey) => call(HttpClientRequest.get(`/dev/merchants/${segment(appKey)}`)),
-      addMerchantKey: (appKey, publicKeyPem) => call(post(`/dev/merchants/${segment(appKey)}/keys`, { publicKeyPem })),
-      disableMerchantKey: (appKey, version) => call(post(`/dev/merchants/${segment(appKey)}/keys/${version}/disable`)),
-      setNotifyUrl: (appKey, notifyUrl) =>
-        call(
-          HttpClientRequest.put(`/dev/merchants/${segment(appKey)}/notify-url`).pipe(
-            HttpClientRequest.bodyUnsafeJson({ notifyUrl })
-          )
-        ),
-      platformKeys: () => call(HttpClientRequest.get("/dev/platform-keys")),
-      rotatePlatformKey: () => call(post("/dev/platform-keys/rotate")),
-      order: (orderSn) => call(HttpClientRequest.get(`/dev/orders/${segment(orderSn)}`)),
-      moveOrder: (orderSn, move) => call(post(`/dev/orders/${segment(orderSn)}/${move}`)),
-      callbacks: (orderSn) =>
-        call(
-          HttpClientRequest.get("/dev/callbacks").pipe(
-            orderSn === undefined ? (r) => r : HttpClientRequest.setUrlParam("orderSn", orderSn)
-          )
-        ),
-      resendCallback: (id) => call(post(`/dev/callbacks/${segment(id)}/resend`))
-    })
-  })
-
-/**
- * The layer of {@link make}.
- *
- * @example
- * ```ts
- * import { layer } from "./MockAdmin.js"
- *
- * program.pipe(Effect.provide(layer({ baseUrl })), Effect.provide(FetchHttpClient.layer))
- * ```
- */
-export const layer = (options: { readonly baseUrl: string; readonly devToken?: string | undefined }) =>
-  Layer.effect(MockAdmin, make(options))
+      } satisfies MockAdminService
+    }
+  )
 
 /** A developer-menu failure as the command's failure: refused is exit 1, unreachable exit 3. */
 export const toCliFailure = (error: MockAdminError): CliFailure =>
@@ -240,8 +244,7 @@ export const toCliFailure = (error: MockAdminError): CliFailure =>
         ? "is the mock running? start it with pc mock, or point --base-url (PC_BASE_URL) at it"
         : error.code === "unauthorized"
           ? "the mock is not on loopback: set PC_DEV_TOKEN (or pc config set dev-token) to its developer token"
-          : undefined,
-    details: error.status === undefined ? undefined : { status: error.status }
+          : undefined
   })
 
 /**

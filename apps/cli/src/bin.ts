@@ -11,6 +11,7 @@ import { callbacks } from "./commands/callbacks.js"
 import { config } from "./commands/config.js"
 import { keys } from "./commands/keys.js"
 import { listen } from "./commands/listen.js"
+import { logs } from "./commands/logs.js"
 import { merchants } from "./commands/merchants.js"
 import { mock } from "./commands/mock.js"
 import { orders } from "./commands/orders.js"
@@ -20,7 +21,7 @@ import { trigger } from "./commands/trigger.js"
 
 const pc = Command.make("pc").pipe(
   Command.withDescription("Merchant Payment Connect from the command line"),
-  Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen])
+  Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen, logs])
 )
 
 // The version of the installed package (dist/bin.js sits one folder below package.json).

@@ -7,6 +7,7 @@ import { callbacks } from "../src/commands/callbacks.js"
 import { config } from "../src/commands/config.js"
 import { keys } from "../src/commands/keys.js"
 import { listen } from "../src/commands/listen.js"
+import { logs } from "../src/commands/logs.js"
 import { merchants } from "../src/commands/merchants.js"
 import { orders } from "../src/commands/orders.js"
 import { platformKeys } from "../src/commands/platformKeys.js"
@@ -27,7 +28,7 @@ const walk = (
   return [{ path, help }, ...children]
 }
 
-const groups = [keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen]
+const groups = [keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen, logs]
 
 describe("--help", () => {
   const all = groups.flatMap((command) => walk("pc", command.descriptor))

@@ -12,4 +12,5 @@ export {
   testMerchantPublicKeyPem
 } from "./TestMerchant.js"
 export * as MockClient from "./client/MockClient.js"
+export type { MockEvent, SignatureNote } from "./events/MockEvents.js"
 export * as WireErrors from "./http/WireErrors.js"

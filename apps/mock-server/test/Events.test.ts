@@ -3,7 +3,7 @@
 import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
-import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
+import { createOrder, dev, type RunningMock, signCreateOrder, startMock, testMerchantSigner } from "./support/mock.js"
 import { type Receiver, startReceiver } from "./support/receiver.js"
 
 type Event = Record<string, unknown> & { readonly type: string }
@@ -78,7 +78,11 @@ describe("GET /dev/events", () => {
       appKey: TEST_MERCHANT_APP_KEY
     })
     const request = await stream.next((e) => e.type === "request" && e.path === Wire.CREATE_ORDER_PATH)
-    expect(request).toMatchObject({ method: "POST", status: 200, signature: { verdict: "valid", cause: null } })
+    expect(request).toMatchObject({
+      method: "POST",
+      status: 200,
+      signature: { verdict: "valid", cause: null, likelyCause: null }
+    })
     expect(typeof request.requestId).toBe("string")
     expect(request.requestId).toBe(created.headers.get("x-request-id"))
     await dev(mock.url, "POST", `/dev/orders/${orderSn}/pay`)
@@ -98,7 +102,27 @@ describe("GET /dev/events", () => {
     })
     expect(refused.status).toBe(401)
     const request = await stream.next((e) => e.type === "request" && e.status === 401)
-    expect(request.signature).toEqual({ verdict: "refused", cause: refused.json.msg })
+    expect(request.signature).toMatchObject({ verdict: "refused", cause: refused.json.msg })
+    await stream.close()
+  })
+
+  it("carries the likely cause of a signature that does not match: a body re-serialised after signing", async () => {
+    const stream = await listen(mock.url)
+    const compact = JSON.stringify({ orderId: `sse-reser-${Date.now()}`, amount: 5, currency: "USD" })
+    const timestamp = Date.now()
+    const signature = await signCreateOrder(await testMerchantSigner(), {
+      appKey: TEST_MERCHANT_APP_KEY,
+      timestamp: String(timestamp),
+      body: compact
+    })
+    const resent = JSON.stringify(JSON.parse(compact), null, 2)
+    const refused = await createOrder(mock.url, resent, { signature, timestamp })
+    expect(refused.status).toBe(401)
+    const request = await stream.next(
+      (e) => e.type === "request" && e.requestId === refused.headers.get("x-request-id")
+    )
+    expect(request.signature).toMatchObject({ verdict: "refused", cause: refused.json.msg })
+    expect((request.signature as { likelyCause: string }).likelyCause).toMatch(/re-serialised/)
     await stream.close()
   })
 

@@ -208,7 +208,7 @@ export class DevMenu extends HttpApiGroup.make("dev")
             "Each `data:` line is one JSON object with a `type`: `order.created` (orderSn, appKey), `order.moved` " +
             "(orderSn, status), `delivery.attempted` (deliveryId, orderSn, eventType), `platformKey.rotated` (version), " +
             "`request` (method, path, status, durationMs, requestId, and for create-order `signature`: verdict " +
-            "valid|invalid|missing|refused and its cause). Every event has `at` (ISO time)."
+            "valid|invalid|missing|refused, its cause, and the likely cause of a signature that does not match, e.g. a body re-serialised after signing). Every event has `at` (ISO time)."
         })
       )
   )

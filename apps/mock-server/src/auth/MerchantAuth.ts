@@ -7,8 +7,9 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Canonical, type Crypto, Environment, Headers, Timestamp } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { MockConfig } from "../Config.js"
+import { signatureNote } from "../events/MockEvents.js"
 import { type ApiError, signError } from "../http/Envelope.js"
 import { Store } from "../store/Store.js"
 import { capped } from "../log/LogText.js"
@@ -143,6 +144,12 @@ export const make = Effect.gen(function* () {
             })
           )
         )
+      })
+      // For the request's `request` event (GET /dev/events, pc logs tail): the create-order handler keeps it.
+      yield* FiberRef.set(signatureNote, {
+        verdict: "invalid",
+        cause: capped(verdict.cause),
+        likelyCause: likely === undefined ? null : capped(likely)
       })
       yield* Effect.logWarning("signature check failed").pipe(
         Effect.annotateLogs({

@@ -79,6 +79,8 @@ export const eventPublisher: Effect.Effect<(event: MockEventInput) => Effect.Eff
 export interface SignatureNote {
   readonly verdict: "valid" | "invalid" | "missing" | "refused"
   readonly cause: string | null
+  /** For a signature that does not match: what the mock worked out went wrong (e.g. the body re-serialised). */
+  readonly likelyCause: string | null
 }
 
 /** Set by the create-order handler, read by the app when it publishes the `request` event. */

@@ -58,11 +58,19 @@ export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handler
             .pipe(
               Effect.tapError((error) =>
                 error._tag === "ApiError" && error.code === "signError"
-                  ? FiberRef.set(signatureNote, { verdict: "refused", cause: error.msg })
+                  ? FiberRef.update(signatureNote, (note) => ({
+                      verdict: "refused" as const,
+                      cause: error.msg,
+                      likelyCause: note?.likelyCause ?? null
+                    }))
                   : Effect.void
               )
             )
-          yield* FiberRef.set(signatureNote, { verdict: authenticated.signatureCheck ?? "valid", cause: null })
+          yield* FiberRef.update(signatureNote, (note) => ({
+            verdict: authenticated.signatureCheck ?? "valid",
+            cause: null,
+            likelyCause: note?.likelyCause ?? null
+          }))
           if (authenticated.signatureCheck !== undefined) {
             yield* withHeaders(signatureCheckHeader(authenticated.signatureCheck))
           }

@@ -18,7 +18,9 @@ const built = existsSync("dist") ? files("dist") : []
 // Stale: nothing built, a source newer than the build, or a module without its output (tsc packages).
 const missing = existsSync("build.mjs")
   ? []
-  : files("src").filter((file) => file.endsWith(".ts") && !existsSync(file.replace(/^src/, "dist").replace(/\.ts$/, ".js")))
+  : files("src").filter(
+      (file) => file.endsWith(".ts") && !existsSync(file.replace(/^src/, "dist").replace(/\.ts$/, ".js"))
+    )
 const stale = built.length === 0 || missing.length > 0 || Math.max(...mtimes(sources)) > Math.min(...mtimes(built))
 
 if (stale) {

@@ -62,6 +62,6 @@ describe("SIGTERM to the outer process of a backgrounded mock", () => {
     expect(await accepting(port)).toBe(true)
 
     mock.child.kill("SIGTERM")
-    await until(async () => !(await accepting(port)), 10_000, `port ${port} still open after SIGTERM`, mock.child)
+    await until(async () => !(await accepting(port)), 60_000, `port ${port} still open after SIGTERM`, mock.child)
   })
 })

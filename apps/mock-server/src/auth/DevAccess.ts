@@ -1,14 +1,15 @@
 /**
- * The one place where the developer menu and the dashboard's actions are authorised (the
- * `DevAccess` middleware of `api/MockApi.ts`). Bound to a loopback address the menu is open; the
- * developer token (`--dev-token`, `unauthorized` 401 without it on a non-loopback address) is
- * checked here by the exposure module when it is merged in.
+ * The `DevAccess` middleware of `api/MockApi.ts`: it declares the developer menu's bearer token in
+ * the API definition, so `/openapi.json` and `/docs` document it and `MockClient` sends it. The
+ * decision itself is made once, before routing, by `http/DevAccess.ts` (called from the app
+ * wrapper, `http/App.ts`), so that unknown `/dev` paths are refused alike; by the time a /dev
+ * handler runs, its request has passed that check, and this layer has nothing left to refuse.
  */
 import { Effect, Layer } from "effect"
 import { DevAccess } from "../api/MockApi.js"
 
 /**
- * The authorisation of /dev routes: today every request passes (the mock binds loopback by default).
+ * The middleware's layer: lets through what the app wrapper's token check already let through.
  *
  * @example
  * ```ts
@@ -18,8 +19,6 @@ import { DevAccess } from "../api/MockApi.js"
 export const DevAccessLive = Layer.succeed(
   DevAccess,
   DevAccess.of({
-    // The bearer token sent (empty when none). The exposure module decides here whether the
-    // listening address requires it and fails with Unauthorized when it is missing or wrong.
     devToken: (_token) => Effect.void
   })
 )

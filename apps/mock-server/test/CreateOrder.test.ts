@@ -800,12 +800,12 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
 
   describe("notFound 404 and methodNotAllowed 405", () => {
     it.each([
-      ["GET", "/"],
+      ["GET", "/index.html"],
       ["GET", "/nope"],
       ["POST", "/openapi/v2/order/create/"],
       ["POST", "/openapi/v1/order/create"],
       ["POST", "/OPENAPI/V2/ORDER/CREATE"],
-      ["GET", "/dev/orders"],
+      ["GET", "/dev/order"],
       ["DELETE", "/dev/nothing/here"]
     ])("answers %s %s with the notFound envelope", async (method, path) => {
       const { msg } = expectEnvelope(await send(`${mock.url}${path}`, { method }), 404, "notFound")

@@ -755,7 +755,15 @@ describe("developer menu (production)", () => {
           httpStatus: 200,
           error: null,
           keyVersion: version,
-          durationMs: expect.any(Number)
+          durationMs: expect.any(Number),
+          // Exactly what the merchant received.
+          requestHeaders: {
+            "content-type": "application/json",
+            "X-R-Ts": first.headers["x-r-ts"],
+            "X-R-Signature": first.headers["x-r-signature"],
+            "X-R-Key-Version": String(version)
+          },
+          requestBody: first.body
         }
       ])
 

@@ -1,7 +1,9 @@
 // GET /dev/events over real HTTP: a Server-Sent Events stream with one JSON object per event, as
 // orders are created and paid, callbacks attempted, keys rotated and requests answered.
 import * as Wire from "@pc/core/Wire"
+import { Chunk, Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MockEvents } from "../src/events/MockEvents.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, signCreateOrder, startMock, testMerchantSigner } from "./support/mock.js"
 import { type Receiver, startReceiver } from "./support/receiver.js"
@@ -133,5 +135,29 @@ describe("GET /dev/events", () => {
       version: rotated.json.data!.version
     })
     await stream.close()
+  })
+})
+
+describe("a reader that stops reading", () => {
+  it("costs the mock a bounded buffer: its oldest unread events are dropped, the newest kept", async () => {
+    const received = await Effect.runPromise(
+      Effect.gen(function* () {
+        const events = yield* MockEvents
+        const stream = yield* events.subscribe
+        // Nothing reads while 5 000 events are published.
+        for (let n = 0; n < 5_000; n++) {
+          yield* events.publish({ type: "platformKey.rotated", version: n })
+        }
+        yield* events.publish({ type: "platformKey.rotated", version: -1 })
+        const read = yield* Stream.runCollect(
+          Stream.takeUntil(stream, (event) => event.type === "platformKey.rotated" && event.version === -1)
+        )
+        return Chunk.toReadonlyArray(read).map((event) => (event.type === "platformKey.rotated" ? event.version : NaN))
+      }).pipe(Effect.scoped, Effect.provide(MockEvents.layer))
+    )
+    expect(received.length).toBeLessThanOrEqual(1_024)
+    expect(received.at(-1)).toBe(-1)
+    expect(received.at(-2)).toBe(4_999)
+    expect(received[0]).toBeGreaterThan(0)
   })
 })

@@ -97,6 +97,51 @@ describe("MockClient", () => {
     expect(resent.data.status).toBe("pending")
   })
 
+  it("lists the newest orders and merchants, bounded by limit, and the newest deliveries with each attempt's request", async () => {
+    const [older, newer] = [await newOrder(), await newOrder()]
+    const orders = await run((client) => client.dev.listOrders({ urlParams: { limit: 2 } }))
+    expect(orders.data.map((order) => order.orderSn)).toEqual([newer, older])
+    expect(orders.data[0]).toMatchObject({ appKey: TEST_MERCHANT_APP_KEY, status: "CREATED", amount: "12.30" })
+    const merchant = await KeyPair.generate(2048)
+    const created = await run((client) =>
+      client.dev.createMerchant({ payload: { publicKeyPem: merchant.publicKeyPem, notifyUrl: receiver.url } })
+    )
+    const merchants = await run((client) => client.dev.listMerchants({ urlParams: {} }))
+    expect(merchants.data[0]).toEqual({
+      appKey: created.data.appKey,
+      notifyUrl: receiver.url,
+      keys: [{ version: 1, status: "active", uploadedAt: expect.any(String) }]
+    })
+    expect(merchants.data.map((m) => m.appKey)).toContain(TEST_MERCHANT_APP_KEY)
+    await run((client) =>
+      client.dev.setNotifyUrl({ path: { appKey: TEST_MERCHANT_APP_KEY }, payload: { notifyUrl: receiver.url } })
+    )
+    await run((client) => client.dev.payOrder({ path: { orderSn: newer } }))
+    const [sent] = await receiver.waitFor(1, (r) => r.body.includes(newer))
+    const [delivery] = await waitUntil(
+      async () => {
+        const { data } = await run((client) => client.dev.listCallbacks({ urlParams: { limit: 1 } }))
+        return data[0]?.orderSn === newer && data[0].status === "delivered" ? data : undefined
+      },
+      { what: "the newest delivery" }
+    )
+    expect(delivery!.appKey).toBe(TEST_MERCHANT_APP_KEY)
+    expect(delivery!.attempts[0]).toMatchObject({
+      requestBody: sent!.body,
+      requestHeaders: { "X-R-Signature": sent!.headers["x-r-signature"], "X-R-Ts": sent!.headers["x-r-ts"] }
+    })
+  })
+
+  it.each([["0"], ["201"], ["1.5"], ["ten"]])("refuses limit=%s with paramError naming the limit", async (limit) => {
+    for (const path of ["/dev/orders", "/dev/merchants", "/dev/callbacks"]) {
+      const response = await fetch(`${mock.url}${path}?limit=${limit}`)
+      expect(response.status).toBe(400)
+      const body = (await response.json()) as { code: string; msg: string }
+      expect(body.code).toBe("paramError")
+      expect(body.msg).toMatch(/^limit: /)
+    }
+  })
+
   it("fails with the typed error of an error envelope", async () => {
     const missing = await run((client) => Effect.either(client.dev.getOrder({ path: { orderSn: "PC-none" } })))
     expect(Either.isLeft(missing) && missing.left instanceof NotFound).toBe(true)

@@ -24,6 +24,7 @@ const contractRoutes: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = 
   ["/dev/callbacks", ["get"]],
   ["/dev/callbacks/{id}/resend", ["post"]],
   ["/dev/events", ["get"]],
+  ["/", ["get"]],
   ["/h5/checkout/{orderSn}", ["get"]],
   ["/openapi.json", ["get"]],
   ["/docs", ["get"]],
@@ -80,7 +81,7 @@ describe("GET /openapi.json", () => {
     }
   })
 
-  it("lists no route beyond the contract's (and the checkout page's buttons)", () => {
+  it("lists no route beyond the contract's (and the checkout page's buttons, and the dashboard's lists)", () => {
     const listed = Object.entries(paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((key) => HTTP_METHODS.has(key))
@@ -89,10 +90,15 @@ describe("GET /openapi.json", () => {
     const expected = contractRoutes.flatMap(([path, methods]) => methods.map((m) => `${m.toUpperCase()} ${path}`))
     for (const route of expected) expect(listed).toContain(route)
     const extra = listed.filter((route) => !expected.includes(route))
-    expect(extra.sort()).toEqual(["POST /h5/checkout/{orderSn}/fail", "POST /h5/checkout/{orderSn}/pay"])
+    expect(extra.sort()).toEqual([
+      "GET /dev/merchants",
+      "GET /dev/orders",
+      "POST /h5/checkout/{orderSn}/fail",
+      "POST /h5/checkout/{orderSn}/pay"
+    ])
     // The only production endpoint is the spec's; everything else is under /dev/ or /h5/ or a service route.
     for (const route of listed) {
-      expect(route).toMatch(/ (\/openapi\/v2\/order\/create|\/dev\/.+|\/h5\/.+|\/openapi\.json|\/docs|\/healthz)$/)
+      expect(route).toMatch(/ (\/openapi\/v2\/order\/create|\/dev\/.+|\/h5\/.+|\/openapi\.json|\/docs|\/healthz|\/)$/)
     }
   })
 
@@ -148,9 +154,14 @@ describe("GET /openapi.json", () => {
     }
   })
 
-  it("documents the orderSn query parameter of GET /dev/callbacks", () => {
+  it("documents the query parameters of GET /dev/callbacks and the dashboard's lists, with the limit's bounds", () => {
     const query = parametersOf(operation("/dev/callbacks", "get")).filter((p) => p.in === "query")
-    expect(query.map((p) => p.name)).toEqual(["orderSn"])
+    expect(query.map((p) => p.name)).toEqual(["orderSn", "limit"])
+    for (const path of ["/dev/orders", "/dev/merchants"]) {
+      const [limit] = parametersOf(operation(path, "get")).filter((p) => p.in === "query")
+      expect(limit).toMatchObject({ name: "limit", required: false })
+      expect(JSON.stringify(limit)).toContain("200")
+    }
   })
 
   it("never contains a private key", () => {

@@ -116,6 +116,16 @@ export class DevMenu extends HttpApiGroup.make("dev")
       )
   )
   .add(
+    HttpApiEndpoint.get("listMerchants", "/dev/merchants")
+      .setUrlParams(S.ListQuery)
+      .addSuccess(S.Success(Schema.Array(S.Merchant)))
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Merchants, newest first, with their notify URLs and key versions (at most `limit`, mock only)"
+        })
+      )
+  )
+  .add(
     HttpApiEndpoint.get("getMerchant", "/dev/merchants/:appKey")
       .setPath(appKeyPath)
       .addSuccess(S.Success(S.Merchant))
@@ -170,6 +180,16 @@ export class DevMenu extends HttpApiGroup.make("dev")
       )
   )
   .add(
+    HttpApiEndpoint.get("listOrders", "/dev/orders")
+      .setUrlParams(S.ListQuery)
+      .addSuccess(S.Success(Schema.Array(S.OrderSummary)))
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Orders, newest first, with the appKey they belong to (at most `limit`, mock only)"
+        })
+      )
+  )
+  .add(
     HttpApiEndpoint.get("getOrder", "/dev/orders/:orderSn")
       .setPath(orderSnPath)
       .addSuccess(S.Success(S.Order))
@@ -185,7 +205,10 @@ export class DevMenu extends HttpApiGroup.make("dev")
       .addSuccess(S.Success(Schema.Array(S.Delivery)))
       .annotateContext(
         OpenApi.annotations({
-          summary: "Callback deliveries with their attempts (time, HTTP status, error), optionally for one order"
+          summary:
+            "Callback deliveries with every attempt (time, HTTP status, latency, error, the headers and body sent), newest first, optionally for one order",
+          description:
+            "Without `orderSn`: the newest deliveries, at most `limit` (default and maximum 200). With it: that order's deliveries, oldest first."
         })
       )
   )
@@ -243,8 +266,25 @@ export class Checkout extends HttpApiGroup.make("checkout")
   .add(checkoutButton("checkoutFail", "fail", "FAILED"))
   .annotateContext(OpenApi.annotations({ title: "Checkout", description: "The hosted checkout pages." })) {}
 
-/** The mock's own routes: its documents and its liveness. */
+/** The mock's own routes: the developer dashboard, its documents and its liveness. */
 export class ServiceRoutes extends HttpApiGroup.make("service")
+  .add(
+    HttpApiEndpoint.get("dashboard", "/")
+      .addSuccess(
+        Html.annotations({
+          description: "the dashboard page, its style and script inline",
+          examples: ['<!doctype html><html lang="en"><head><title>Payment Connect mock · sandbox</title>…</html>']
+        })
+      )
+      .annotateContext(
+        OpenApi.annotations({
+          summary:
+            "The developer dashboard: orders, callback deliveries and every attempt, merchants, platform keys, live",
+          description:
+            "The page itself is open; everything it shows and does goes through `/dev/` (with the developer token where one is required), and updates live from `/dev/events`."
+        })
+      )
+  )
   .add(
     HttpApiEndpoint.get("openApi", "/openapi.json")
       .addSuccess(
@@ -265,7 +305,12 @@ export class ServiceRoutes extends HttpApiGroup.make("service")
       .addSuccess(S.Success(S.Health))
       .annotateContext(OpenApi.annotations({ summary: "Liveness: answers SUCCESS with the environment" }))
   )
-  .annotateContext(OpenApi.annotations({ title: "Service", description: "The mock's documents and liveness." })) {}
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Service",
+      description: "The developer dashboard, the mock's documents and liveness."
+    })
+  ) {}
 
 /** The whole surface. Every route also answers internalError 500 for a bug (logged with its request id). */
 export class MockApi extends HttpApi.make("mock")

@@ -151,6 +151,46 @@ export const Order = Wire.Order.annotations({
   ]
 })
 
+/** An order as the developer menu lists it: the order and the merchant it belongs to. */
+export const OrderSummary = Schema.Struct({ ...Wire.Order.fields, appKey: Schema.String }).annotations({
+  identifier: "OrderSummary",
+  examples: [
+    {
+      orderSn: EXAMPLE_ORDER_SN,
+      outerOrder: "M-1001",
+      amount: "10.00",
+      currency: "USD",
+      status: "PAID",
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:05.000Z",
+      appKey: EXAMPLE_APP_KEY
+    }
+  ]
+})
+
+/** The most rows one list answer of the developer menu carries. */
+export const LIST_LIMIT_MAX = 200
+
+/** A list's `limit` query parameter: 1 to {@link LIST_LIMIT_MAX} rows, newest first. */
+const Limit = (defaultLimit: number) => {
+  const description = `how many rows at most, newest first: 1 to ${LIST_LIMIT_MAX} (default ${defaultLimit})`
+  // Documented as what travels (digits in the query string), decoded to a bounded integer.
+  return Schema.String.annotations({
+    jsonSchema: { type: "string", pattern: "^[1-9][0-9]*$", description, examples: ["20"] }
+  }).pipe(
+    Schema.compose(Schema.NumberFromString),
+    Schema.int(),
+    Schema.between(1, LIST_LIMIT_MAX),
+    Schema.annotations({ description })
+  )
+}
+
+/** `GET /dev/orders` and `GET /dev/merchants`: newest first, at most `limit` (default 50). */
+export const ListQuery = Schema.Struct({ limit: Schema.optional(Limit(50)) })
+
+/** The headers the mock set on a callback request (Content-Type and the three X-R- headers). */
+export const SentHeaders = Schema.Record({ key: Schema.String, value: Schema.String })
+
 export const DeliveryAttempt = Schema.Struct({
   attempt: Schema.Int,
   at: Schema.String,
@@ -158,12 +198,21 @@ export const DeliveryAttempt = Schema.Struct({
   httpStatus: Schema.NullOr(Schema.Int),
   error: Schema.NullOr(Schema.String),
   keyVersion: Schema.NullOr(Schema.Int),
-  durationMs: Schema.Number
+  durationMs: Schema.Number.annotations({ description: "latency: from sending until the answer (or the error)" }),
+  requestHeaders: Schema.NullOr(SentHeaders).annotations({
+    description: "the headers the mock set on this attempt's request; null when nothing was sent (no notify URL)"
+  }),
+  requestBody: Schema.NullOr(Schema.String).annotations({
+    description: "the exact body sent; with the appKey and X-R-Ts it is what X-R-Signature signs"
+  })
 }).annotations({ identifier: "DeliveryAttempt" })
 
 export const Delivery = Schema.Struct({
   id: Schema.String,
   orderSn: Schema.String,
+  appKey: Schema.String.annotations({
+    description: "the merchant the callback is for (the first part of the signed string)"
+  }),
   eventId: Schema.String,
   eventType: Wire.CallbackEventType,
   status: Schema.Literal("pending", "delivered", "failed"),
@@ -180,6 +229,7 @@ export const Delivery = Schema.Struct({
     {
       id: "dlv_1",
       orderSn: EXAMPLE_ORDER_SN,
+      appKey: EXAMPLE_APP_KEY,
       eventId: "evt_1",
       eventType: "order.paid",
       status: "delivered",
@@ -197,7 +247,14 @@ export const Delivery = Schema.Struct({
           httpStatus: 200,
           error: null,
           keyVersion: 1,
-          durationMs: 20
+          durationMs: 20,
+          requestHeaders: {
+            "content-type": "application/json",
+            "X-R-Ts": "1767225605000",
+            "X-R-Signature": "kZ3v...base64...==",
+            "X-R-Key-Version": "1"
+          },
+          requestBody: '{"eventId":"evt_1","eventType":"order.paid"}'
         }
       ]
     }
@@ -205,7 +262,8 @@ export const Delivery = Schema.Struct({
 })
 
 export const CallbacksQuery = Schema.Struct({
-  orderSn: Schema.optional(Schema.String.annotations({ description: "only the deliveries of this order" }))
+  orderSn: Schema.optional(Schema.String.annotations({ description: "only the deliveries of this order" })),
+  limit: Schema.optional(Limit(LIST_LIMIT_MAX))
 })
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok"), environment: Schema.String }).annotations({

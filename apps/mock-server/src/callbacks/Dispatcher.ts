@@ -121,27 +121,31 @@ export const make = Effect.gen(function* () {
         return
       }
       const key = yield* keys.current
-      // Recorded before it is sent: an attempt cut short by a crash still shows (CONTRACT.md).
-      const number = yield* store.beginAttempt(delivery.id, { at, url, keyVersion: key.version })
       // A fresh timestamp and signature on every attempt: a retried callback is never stale.
       const timestamp = String(startedMs)
       const signature = yield* Effect.promise(() =>
         key.signer.sign(Canonical.callbackStringToSign({ appKey: delivery.appKey, timestamp, body: delivery.body }))
       )
-      const result = yield* Effect.either(
-        post(
-          url,
-          {
-            "content-type": "application/json",
-            [Headers.CallbackHeaders.timestamp]: timestamp,
-            [Headers.CallbackHeaders.signature]: signature,
-            [Headers.CallbackHeaders.keyVersion]: String(key.version)
-          },
-          delivery.body
-        )
-      )
+      const headers = {
+        "content-type": "application/json",
+        [Headers.CallbackHeaders.timestamp]: timestamp,
+        [Headers.CallbackHeaders.signature]: signature,
+        [Headers.CallbackHeaders.keyVersion]: String(key.version)
+      }
+      // Recorded before it is sent, with exactly what is sent: an attempt cut short by a crash still
+      // shows (CONTRACT.md), and the dashboard can show and verify what the merchant received.
+      const number = yield* store.beginAttempt(delivery.id, {
+        at,
+        url,
+        keyVersion: key.version,
+        requestHeaders: headers,
+        requestBody: delivery.body
+      })
+      const sentMs = yield* Clock.currentTimeMillis
+      const result = yield* Effect.either(post(url, headers, delivery.body))
       const endedMs = yield* Clock.currentTimeMillis
-      const durationMs = endedMs - startedMs
+      // The latency the merchant's endpoint caused: from sending until its answer (or the error).
+      const durationMs = endedMs - sentMs
       const httpStatus = result._tag === "Right" ? result.right.status : null
       const delivered = httpStatus !== null && httpStatus >= 200 && httpStatus < 300
       const error = delivered

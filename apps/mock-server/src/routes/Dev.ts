@@ -47,6 +47,7 @@ const notSelf = (notifyUrl: string, self: SelfAddress) => {
 export const publicDelivery = (delivery: DeliveryWithAttempts): typeof S.Delivery.Type => ({
   id: delivery.id,
   orderSn: delivery.orderSn,
+  appKey: delivery.appKey,
   eventId: delivery.eventId,
   eventType: delivery.eventType,
   status: delivery.status,
@@ -58,6 +59,9 @@ export const publicDelivery = (delivery: DeliveryWithAttempts): typeof S.Deliver
   body: delivery.body,
   attempts: delivery.attempts
 })
+
+/** How many orders or merchants a list answers without a `limit`. */
+const DEFAULT_LIST_LIMIT = 50
 
 const move = (orderSn: string, to: "PAID" | "FAILED" | "EXPIRED") =>
   served(
@@ -172,8 +176,20 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
       .handle("expireOrder", ({ path }) => Effect.provideService(move(path.orderSn, "EXPIRED"), Orders, orders))
       .handle("listCallbacks", ({ urlParams }) =>
         served(
-          Effect.map(store.deliveriesOf(urlParams.orderSn), (deliveries) => S.success(deliveries.map(publicDelivery)))
+          Effect.map(store.deliveriesOf(urlParams.orderSn, urlParams.limit), (deliveries) =>
+            S.success(deliveries.map(publicDelivery))
+          )
         )
+      )
+      .handle("listOrders", ({ urlParams }) =>
+        served(
+          Effect.map(store.recentOrders(urlParams.limit ?? DEFAULT_LIST_LIMIT), (rows) =>
+            S.success(rows.map((order) => ({ ...publicOrder(order), appKey: order.appKey })))
+          )
+        )
+      )
+      .handle("listMerchants", ({ urlParams }) =>
+        served(Effect.map(store.recentMerchants(urlParams.limit ?? DEFAULT_LIST_LIMIT), S.success))
       )
       .handle("resendCallback", ({ path }) =>
         served(

@@ -1,5 +1,5 @@
 /**
- * The service routes: `/openapi.json` (from the one API definition), `/docs` (Scalar rendering it,
+ * The service routes: the developer dashboard (`/`), `/openapi.json` (from the one API definition), `/docs` (Scalar rendering it,
  * every asset inline) and `/healthz`.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
@@ -8,6 +8,7 @@ import { openApiDocument } from "../api/Document.js"
 import { MockApi } from "../api/MockApi.js"
 import * as S from "../api/Schemas.js"
 import { MockConfig } from "../Config.js"
+import { DASHBOARD_CSP, dashboardPage } from "../dashboard/DashboardPage.js"
 import { docsPage } from "../docs/DocsPage.js"
 import { PublicUrl } from "../orders/Orders.js"
 
@@ -19,7 +20,20 @@ export const ServiceHandlers = HttpApiBuilder.group(MockApi, "service", (handler
     const document = openApiDocument(url)
     const json = JSON.stringify(document)
     const page = yield* Effect.cached(Effect.promise(() => docsPage(document)))
+    const dashboard = dashboardPage(config.environment)
     return handlers
+      .handle("dashboard", () =>
+        Effect.succeed(
+          HttpServerResponse.html(dashboard).pipe(
+            HttpServerResponse.setHeaders({
+              "content-security-policy": DASHBOARD_CSP,
+              "cache-control": "no-store",
+              "x-content-type-options": "nosniff",
+              "referrer-policy": "no-referrer"
+            })
+          )
+        )
+      )
       .handle("openApi", () => Effect.succeed(HttpServerResponse.text(json, { contentType: "application/json" })))
       .handle("docs", () => Effect.map(page, (html) => HttpServerResponse.html(html)))
       .handle("healthz", () => Effect.succeed(S.success({ status: "ok" as const, environment: config.environment })))

@@ -76,5 +76,15 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       duration_ms INTEGER NOT NULL,
       PRIMARY KEY (delivery_id, attempt)
     )`
+  }),
+  // What the dashboard shows of each attempt besides its outcome: the headers and body as sent
+  // (NULL for an attempt that sent nothing, and for attempts recorded before this migration), and
+  // the index that lists the newest orders without reading them all.
+  "0002_attempt_request": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE delivery_attempts ADD COLUMN request_headers TEXT`
+    yield* sql`ALTER TABLE delivery_attempts ADD COLUMN request_body TEXT`
+    yield* sql`CREATE INDEX orders_recent ON orders(created_at)`
+    yield* sql`CREATE INDEX merchants_recent ON merchants(created_at)`
   })
 }

@@ -59,6 +59,10 @@ export interface DeliveryAttempt {
   readonly error: string | null
   readonly keyVersion: number | null
   readonly durationMs: number
+  /** The headers set on the request (Content-Type and the X-R- headers); null when nothing was sent. */
+  readonly requestHeaders: Readonly<Record<string, string>> | null
+  /** The exact body sent; null when nothing was sent. */
+  readonly requestBody: string | null
 }
 
 export interface Delivery {
@@ -137,8 +141,23 @@ const toAttempt = (row: Record<string, unknown>): DeliveryAttempt => ({
   httpStatus: (row.http_status as number | null) ?? null,
   error: (row.error as string | null) ?? null,
   keyVersion: (row.key_version as number | null) ?? null,
-  durationMs: row.duration_ms as number
+  durationMs: row.duration_ms as number,
+  requestHeaders: parseHeaders(row.request_headers),
+  requestBody: (row.request_body as string | null) ?? null
 })
+
+/** The stored JSON of an attempt's headers; anything but an object of strings reads as none. */
+const parseHeaders = (text: unknown): Readonly<Record<string, string>> | null => {
+  if (typeof text !== "string") return null
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null
+    const entries = Object.entries(parsed)
+    return entries.every(([, value]) => typeof value === "string") ? (parsed as Record<string, string>) : null
+  } catch {
+    return null
+  }
+}
 
 const toPlatformKey = (row: Record<string, unknown>): PlatformKey => ({
   version: row.version as number,
@@ -147,6 +166,9 @@ const toPlatformKey = (row: Record<string, unknown>): PlatformKey => ({
   status: row.status as PlatformKey["status"],
   createdAt: row.created_at as string
 })
+
+const headersText = (headers: Readonly<Record<string, string>> | null): string | null =>
+  headers === null ? null : JSON.stringify(headers)
 
 /** A callback to record together with an order's move, in the same transaction. */
 export interface DeliveryDraft {
@@ -432,6 +454,38 @@ export const make = (options: { readonly shared: boolean }) =>
 
       getOrder,
 
+      /** The newest `limit` orders, newest first. */
+      recentOrders: (limit: number): Effect.Effect<ReadonlyArray<OrderRecord>, SqlError> =>
+        sql`SELECT * FROM orders ORDER BY created_at DESC, order_sn DESC LIMIT ${limit}`.pipe(
+          Effect.map((rows) => rows.map(toOrder))
+        ),
+
+      /** The newest `limit` merchants, newest first, with their key versions (two queries, whatever `limit`). */
+      recentMerchants: (limit: number): Effect.Effect<ReadonlyArray<Merchant>, SqlError> =>
+        Effect.gen(function* () {
+          const rows =
+            yield* sql`SELECT app_key, notify_url FROM merchants ORDER BY created_at DESC, app_key LIMIT ${limit}`
+          if (rows.length === 0) return []
+          const appKeys = rows.map((row) => row.app_key as string)
+          const keyRows = yield* sql`SELECT app_key, version, status, uploaded_at FROM merchant_keys
+            WHERE app_key IN ${sql.in(appKeys)} ORDER BY app_key, version`
+          const keys = new Map<string, Array<MerchantKey>>()
+          for (const row of keyRows) {
+            const list = keys.get(row.app_key as string) ?? []
+            list.push({
+              version: row.version as number,
+              status: row.status as MerchantKey["status"],
+              uploadedAt: row.uploaded_at as string
+            })
+            keys.set(row.app_key as string, list)
+          }
+          return rows.map((row) => ({
+            appKey: row.app_key as string,
+            notifyUrl: (row.notify_url as string | null) ?? null,
+            keys: keys.get(row.app_key as string) ?? []
+          }))
+        }),
+
       /**
        * Moves a CREATED order to a final state and records its callback delivery in the same
        * transaction, so no move is ever without its callback and no callback without its move.
@@ -559,7 +613,7 @@ export const make = (options: { readonly shared: boolean }) =>
        */
       beginAttempt: (
         deliveryId: string,
-        attempt: Pick<DeliveryAttempt, "at" | "url" | "keyVersion">
+        attempt: Pick<DeliveryAttempt, "at" | "url" | "keyVersion" | "requestHeaders" | "requestBody">
       ): Effect.Effect<number, SqlError> =>
         sql.withTransaction(
           Effect.gen(function* () {
@@ -567,9 +621,10 @@ export const make = (options: { readonly shared: boolean }) =>
             const [row] =
               yield* sql`SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM delivery_attempts WHERE delivery_id = ${deliveryId}`
             const number = Number(row!.next)
-            yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
+            yield* sql`INSERT INTO delivery_attempts
+                (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms, request_headers, request_body)
               VALUES (${deliveryId}, ${number}, ${attempt.at}, ${attempt.url}, NULL, ${ATTEMPT_WITHOUT_OUTCOME},
-                ${attempt.keyVersion}, 0)`
+                ${attempt.keyVersion}, 0, ${headersText(attempt.requestHeaders)}, ${attempt.requestBody})`
             yield* sql`UPDATE deliveries SET attempt_count = ${number} WHERE id = ${deliveryId}`
             return number
           })
@@ -585,7 +640,7 @@ export const make = (options: { readonly shared: boolean }) =>
       recordAttempt: (
         delivery: Delivery,
         leasedUntilMs: number,
-        attempt: Omit<DeliveryAttempt, "attempt">,
+        attempt: Omit<DeliveryAttempt, "attempt" | "requestHeaders" | "requestBody">,
         next:
           | { readonly status: "delivered" }
           | { readonly status: "pending"; readonly nextAttemptAtMs: number }
@@ -622,11 +677,12 @@ export const make = (options: { readonly shared: boolean }) =>
           })
         ),
 
-      deliveriesOf: (orderSn: string | undefined) =>
+      /** One order's deliveries, oldest first; or, without `orderSn`, the newest `limit` deliveries. */
+      deliveriesOf: (orderSn: string | undefined, limit = 200) =>
         Effect.gen(function* () {
           const rows =
             orderSn === undefined
-              ? yield* sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT 200`
+              ? yield* sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT ${limit}`
               : yield* sql`SELECT * FROM deliveries WHERE order_sn = ${orderSn} ORDER BY created_at_ms, id`
           return yield* Effect.forEach(rows, (row) =>
             Effect.map(attemptsOf(row.id as string), (attempts) => ({ ...toDelivery(row), attempts }))

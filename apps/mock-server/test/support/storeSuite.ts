@@ -86,6 +86,119 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       expect(after).toMatchObject({ status: "delivered", nextAttemptAtMs: null, attemptCount: 1 })
     })
 
+    it("keeps each attempt's request headers and body as sent, and none for an attempt that sent nothing", async () => {
+      const after = await withStore((store) =>
+        Effect.gen(function* () {
+          const delivery = yield* withDelivery(1_000)(store)
+          const requestHeaders = { "content-type": "application/json", "X-R-Ts": "1000", "X-R-Signature": "c2ln" }
+          const requestBody = '{"outerOrder":"注文 \'quoted\' <img>"}'
+          expect(yield* store.lease(delivery.id, 1_000, 12_000)).toBe(true)
+          const begun = yield* store.beginAttempt(delivery.id, {
+            at: "1970-01-01T00:00:01.000Z",
+            url: "http://x",
+            keyVersion: 1,
+            requestHeaders,
+            requestBody
+          })
+          // In flight: what is being sent already shows.
+          const inFlight = Option.getOrThrow(yield* store.getDelivery(delivery.id)).attempts
+          const outcome = { at: "1970-01-01T00:00:01.000Z", url: "http://x", error: "merchant answered HTTP 500" }
+          yield* store.recordAttempt(
+            delivery,
+            12_000,
+            { ...outcome, httpStatus: 500, keyVersion: 1, durationMs: 42 },
+            { status: "pending", nextAttemptAtMs: 20_000 },
+            begun
+          )
+          // An attempt with nothing to send (no notify URL) records no request.
+          yield* store.recordAttempt(
+            delivery,
+            12_000,
+            {
+              at: "1970-01-01T00:00:02.000Z",
+              url: null,
+              httpStatus: null,
+              error: "no url",
+              keyVersion: null,
+              durationMs: 0
+            },
+            { status: "pending", nextAttemptAtMs: 30_000 }
+          )
+          return { inFlight, requestHeaders, requestBody, ...Option.getOrThrow(yield* store.getDelivery(delivery.id)) }
+        })
+      )
+      expect(after.inFlight).toEqual([
+        expect.objectContaining({ attempt: 1, requestHeaders: after.requestHeaders, requestBody: after.requestBody })
+      ])
+      expect(after.attempts).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          httpStatus: 500,
+          durationMs: 42,
+          requestHeaders: after.requestHeaders,
+          requestBody: after.requestBody
+        }),
+        expect.objectContaining({ attempt: 2, requestHeaders: null, requestBody: null })
+      ])
+    })
+
+    it("lists the newest orders, merchants and deliveries first, at most `limit`", async () => {
+      const out = await withStore((store) =>
+        Effect.gen(function* () {
+          yield* store.ensureMerchant({
+            appKey: TEST_MERCHANT_APP_KEY,
+            publicKeyPem: testMerchantPublicKeyPem(),
+            nowMs: 1
+          })
+          for (const [n, appKey] of ["m-a", "m-b", "m-c"].entries()) {
+            yield* store.createMerchant({ appKey, publicKeyPem: `pem-${n}`, notifyUrl: null, nowMs: 10 + n })
+          }
+          yield* store.addMerchantKey("m-c", "pem-c2", 20)
+          yield* store.disableMerchantKey("m-c", 1)
+          for (let i = 0; i < 5; i++) {
+            const nowMs = 1_000 + i
+            yield* store.createOrder({
+              orderSn: () => `PC${i}`,
+              appKey: TEST_MERCHANT_APP_KEY,
+              outerOrder: `o-${i}`,
+              amount: "1.00",
+              currency: "USD",
+              nowMs,
+              expiresAtMs: nowMs + 60_000
+            })
+            yield* store.moveOrder(`PC${i}`, "PAID", 2_000 + i, () => ({
+              id: `dlv_${i}`,
+              eventId: `evt_${i}`,
+              eventType: "order.paid",
+              body: "{}",
+              nowMs: 2_000 + i
+            }))
+          }
+          return {
+            orders: yield* store.recentOrders(3),
+            merchants: yield* store.recentMerchants(2),
+            none: yield* store.recentMerchants(0),
+            deliveries: yield* store.deliveriesOf(undefined, 2)
+          }
+        })
+      )
+      expect(out.orders.map((o) => o.orderSn)).toEqual(["PC4", "PC3", "PC2"])
+      expect(out.orders[0]).toMatchObject({ appKey: TEST_MERCHANT_APP_KEY, status: "PAID" })
+      expect(out.merchants).toEqual([
+        {
+          appKey: "m-c",
+          notifyUrl: null,
+          keys: [
+            { version: 1, status: "disabled", uploadedAt: expect.any(String) },
+            { version: 2, status: "active", uploadedAt: expect.any(String) }
+          ]
+        },
+        { appKey: "m-b", notifyUrl: null, keys: [{ version: 1, status: "active", uploadedAt: expect.any(String) }] }
+      ])
+      expect(out.none).toEqual([])
+      expect(out.deliveries.map((d) => d.id)).toEqual(["dlv_4", "dlv_3"])
+    })
+
     it("claims due deliveries once: concurrent claims take disjoint rows, in-flight ones are skipped", async () => {
       const out = await withStore((store) =>
         Effect.gen(function* () {

@@ -7,7 +7,7 @@ import { Schema } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { backoffDelay, MAX_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
 import type { MockConfigShape } from "../src/Config.js"
-import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/Store.js"
+import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/DeliveryStore.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, type SignedRequestOptions, startMock } from "./support/mock.js"
 import {

@@ -6,7 +6,8 @@ import type { Crypto } from "@pc/core"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
 import { MockConfig } from "../Config.js"
-import { type PlatformKey, Store } from "../store/Store.js"
+import type { PlatformKey } from "../store/PlatformKeyStore.js"
+import { Store } from "../store/Store.js"
 
 /** A platform key as the developer menu publishes it: never the private key. */
 export interface PublishedPlatformKey {

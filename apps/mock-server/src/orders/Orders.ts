@@ -11,7 +11,8 @@ import { eventPublisher } from "../events/MockEvents.js"
 import { paramErrorOf } from "../http/DecodeBody.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
 import { isoDay } from "../IsoTime.js"
-import { type OrderRecord, Store } from "../store/Store.js"
+import type { OrderRecord } from "../store/OrderStore.js"
+import { Store } from "../store/Store.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
 export class PublicUrl extends Context.Tag("mock-server/PublicUrl")<PublicUrl, string>() {}

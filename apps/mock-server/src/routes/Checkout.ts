@@ -10,7 +10,9 @@ import { Effect } from "effect"
 import { orNotFound } from "../http/Envelope.js"
 import { escapeHtml } from "../http/Html.js"
 import { Orders } from "../orders/Orders.js"
-import { type DeliveryWithAttempts, type OrderRecord, Store } from "../store/Store.js"
+import type { DeliveryWithAttempts } from "../store/DeliveryStore.js"
+import type { OrderRecord } from "../store/OrderStore.js"
+import { Store } from "../store/Store.js"
 
 /** Where each callback of the order went and how its delivery stands (the page after a move). */
 const deliveryReport = (deliveries: ReadonlyArray<DeliveryWithAttempts>, notifyUrl: string | null): string => {

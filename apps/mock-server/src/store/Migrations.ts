@@ -1,18 +1,14 @@
 // The mock's schema, as ordered migrations, for SQLite and PostgreSQL. Never edit a shipped
-// migration: add the next one. The one difference between the dialects is here: PostgreSQL's
-// INTEGER is 32 bits, too small for milliseconds since the epoch, so those columns are BIGINT there
-// (on SQLite the statements are exactly as shipped).
+// migration: add the next one. The one difference between the dialects, the type of epoch
+// milliseconds, comes from Dialect.ts (on SQLite the statements are exactly as shipped).
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
-
-/** The column type of epoch milliseconds: INTEGER on SQLite (64 bits), BIGINT on PostgreSQL. */
-const epochMs = (sql: SqlClient.SqlClient) =>
-  sql.onDialectOrElse({ pg: () => sql.literal("BIGINT"), orElse: () => sql.literal("INTEGER") })
+import { epochMsType } from "./Dialect.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_initial": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const ms = epochMs(sql)
+    const ms = epochMsType(sql)
     yield* sql`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`
     yield* sql`CREATE TABLE merchants (
       app_key TEXT PRIMARY KEY,

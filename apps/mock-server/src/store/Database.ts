@@ -1,0 +1,134 @@
+// How the mock opens its database: a SQLite file locked for this process (or `:memory:`), or a
+// PostgreSQL database shared by several replicas; then the migrations. Each layer gives the
+// `SqlClient` the store modules query.
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { PgClient } from "@effect/sql-pg"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Effect, Layer, Redacted } from "effect"
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
+import { dirname } from "node:path"
+import pg from "pg"
+import { migrateAlone } from "./Dialect.js"
+import { migrations } from "./Migrations.js"
+import { DatabaseInUse } from "./StoreError.js"
+
+/**
+ * Whether `--db` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a SQLite file.
+ *
+ * @example
+ * ```ts
+ * isPostgresUrl("postgres://mock@db/mock") // true
+ * isPostgresUrl("./mock.sqlite") // false
+ * ```
+ */
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
+
+/** A database that is a file on disk (not `:memory:`, not SQLite's anonymous temporary database). */
+const isFile = (db: string): boolean => db !== ":memory:" && db !== ""
+
+/** SQLite's answer when another connection holds the lock (the cause of a SqlError). */
+const isBusy = (error: SqlError): boolean => {
+  const cause: unknown = error.cause
+  return (
+    typeof cause === "object" &&
+    cause !== null &&
+    "code" in cause &&
+    typeof cause.code === "string" &&
+    /^SQLITE_(BUSY|LOCKED)/.test(cause.code)
+  )
+}
+
+/**
+ * Opens the database for this process alone. On a file, the lock is taken before anything else:
+ * two mocks on one file would both send every callback and each keep a stale auth cache, so the
+ * second one is refused at once ({@link DatabaseInUse}) instead of after SQLite's usual busy wait.
+ */
+const lockSqlite = (db: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    if (isFile(db)) {
+      yield* Effect.gen(function* () {
+        // Short while claiming the file: a lock held by another process is not released by waiting.
+        yield* sql`PRAGMA busy_timeout = 250`
+        // EXCLUSIVE before the first WAL access: the connection keeps its file lock until it closes
+        // (and the WAL index lives in its own memory), so no other process can read or write the file.
+        yield* sql`PRAGMA locking_mode = EXCLUSIVE`
+        yield* sql`PRAGMA journal_mode = WAL`
+        // A write transaction takes the exclusive lock now rather than at the first real write.
+        yield* sql`BEGIN IMMEDIATE`
+        yield* sql`COMMIT`
+        yield* sql`PRAGMA busy_timeout = 5000`
+      }).pipe(
+        Effect.catchTag(
+          "SqlError",
+          (error): Effect.Effect<never, SqlError | DatabaseInUse> =>
+            isBusy(error) ? Effect.fail(new DatabaseInUse({ file: db })) : Effect.fail(error)
+        )
+      )
+    }
+    // WAL with synchronous=NORMAL: a commit is not fsynced, yet a killed process loses nothing
+    // (only a power cut can drop the last commits), and creates stay fast.
+    yield* sql`PRAGMA synchronous = NORMAL`
+    yield* sql`PRAGMA foreign_keys = ON`
+  })
+
+/**
+ * Makes the database file, readable and writable by its owner only (0600: it holds the platform
+ * private keys), and its folder, unless they exist. SQLite gives its WAL file the same mode.
+ */
+const createFile = (db: string) =>
+  Effect.sync(() => {
+    if (!isFile(db) || existsSync(db)) return
+    mkdirSync(dirname(db), { recursive: true })
+    closeSync(openSync(db, "a", 0o600))
+  })
+
+/** Runs the migrations not yet applied, one process at a time (see Dialect.ts). */
+const migrate = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  migrateAlone(sql, Migrator.make({})({ loader: Migrator.fromRecord(migrations) }))
+)
+
+/** Passes the client on once `prepare` has run on it. */
+const preparedWith = <E>(prepare: Effect.Effect<unknown, E, SqlClient.SqlClient>) =>
+  Layer.effectContext(Effect.zipRight(prepare, Effect.context<SqlClient.SqlClient>()))
+
+/**
+ * The SQLite database `db`: the file (created 0600 if new, locked for this process, see
+ * {@link DatabaseInUse}) or `:memory:`, migrated.
+ *
+ * @example
+ * ```ts
+ * const layer = Layer.effect(Store, Store.make({ shared: false })).pipe(Layer.provide(sqliteDatabase("./mock.sqlite")))
+ * ```
+ */
+export const sqliteDatabase = (db: string) =>
+  preparedWith(Effect.zipRight(lockSqlite(db), migrate)).pipe(
+    Layer.provideMerge(
+      Layer.unwrapEffect(
+        // The journal mode is set after taking the lock (lockSqlite), not by the client.
+        Effect.as(createFile(db), SqliteClient.layer({ filename: db, disableWAL: true }))
+      )
+    )
+  )
+
+// node-postgres hands BIGINT (int8) columns over as strings, since they may exceed 2^53; the
+// mock's are epoch milliseconds and counts, well within it: read them as numbers, as on SQLite.
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+}
+
+/**
+ * The PostgreSQL database at `url`, shared with other replicas, migrated under a lock.
+ *
+ * @example
+ * ```ts
+ * const layer = Layer.effect(Store, Store.make({ shared: true })).pipe(Layer.provide(postgresDatabase(url)))
+ * ```
+ */
+export const postgresDatabase = (url: string) =>
+  preparedWith(migrate).pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), types: pgTypes })))

@@ -1,0 +1,380 @@
+// Callback deliveries and their attempts (tables `deliveries` and `delivery_attempts`): claiming due
+// rows under a lease, recording each attempt before it is sent and its outcome after, resends.
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Wire from "@pc/core/Wire"
+import { Effect, Option, Schema } from "effect"
+import { skipLocked } from "./Dialect.js"
+import { badRowIsDefect, column } from "./Row.js"
+import { NotFound } from "./StoreError.js"
+
+/** The error an attempt row carries from just before it is sent until its outcome is recorded. */
+export const ATTEMPT_WITHOUT_OUTCOME =
+  "no outcome recorded: the attempt is in flight, or the mock stopped while it was being sent"
+
+/** Where a delivery stands: waiting for (another) attempt, answered 2xx, or given up. */
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed")
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** One attempt to send a callback: when, where, the answer (or the error), the signing key. */
+export const DeliveryAttempt = Schema.Struct({
+  attempt: Schema.Number,
+  at: Schema.String,
+  url: Schema.NullOr(Schema.String),
+  httpStatus: column("http_status", Schema.NullOr(Schema.Number)),
+  error: Schema.NullOr(Schema.String),
+  keyVersion: column("key_version", Schema.NullOr(Schema.Number)),
+  durationMs: column("duration_ms", Schema.Number),
+  /** The headers set on the request (Content-Type and the X-R- headers), stored as JSON; null when nothing was sent. */
+  requestHeaders: column(
+    "request_headers",
+    Schema.NullOr(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String })))
+  ),
+  /** The exact body sent; null when nothing was sent. */
+  requestBody: column("request_body", Schema.NullOr(Schema.String))
+})
+export type DeliveryAttempt = typeof DeliveryAttempt.Type
+
+/** An attempt row with the delivery it belongs to (to read the attempts of many deliveries at once). */
+const AttemptRow = Schema.Struct({ ...DeliveryAttempt.fields, deliveryId: column("delivery_id", Schema.String) })
+
+/** One callback of an order's move to a final state, with its exact signed body. */
+export const Delivery = Schema.Struct({
+  id: Schema.String,
+  orderSn: column("order_sn", Schema.String),
+  appKey: column("app_key", Schema.String),
+  eventId: column("event_id", Schema.String),
+  eventType: column("event_type", Wire.CallbackEventType),
+  body: Schema.String,
+  status: DeliveryStatus,
+  attemptCount: column("attempt_count", Schema.Number),
+  nextAttemptAtMs: column("next_attempt_at_ms", Schema.NullOr(Schema.Number)),
+  lastError: column("last_error", Schema.NullOr(Schema.String)),
+  createdAt: column("created_at", Schema.String),
+  createdAtMs: column("created_at_ms", Schema.Number),
+  deliveredAt: column("delivered_at", Schema.NullOr(Schema.String))
+})
+export type Delivery = typeof Delivery.Type
+
+/** A delivery with its attempts, oldest first. */
+export interface DeliveryWithAttempts extends Delivery {
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
+}
+
+/** A callback to record together with an order's move, in the same transaction. */
+export interface DeliveryDraft {
+  readonly id: string
+  readonly eventId: string
+  readonly eventType: Wire.CallbackEventType
+  readonly body: string
+  readonly nowMs: number
+}
+
+/** What a delivery's next state is after an attempt. */
+export type NextDeliveryState =
+  | { readonly status: "delivered" }
+  | { readonly status: "pending"; readonly nextAttemptAtMs: number }
+  | { readonly status: "failed" }
+
+/** How a claim chooses rows (see {@link DeliveryStore.claimDue}). */
+export interface ClaimOptions {
+  readonly limit: number
+  readonly perMerchant: number
+  readonly exclude: ReadonlyArray<string>
+  readonly busy: ReadonlyArray<string>
+}
+
+/** Deliveries and their attempts, as the store offers them. */
+export interface DeliveryStore {
+  /** Pending deliveries due at `nowMs`, at most 50, earliest first. */
+  readonly dueDeliveries: (nowMs: number) => Effect.Effect<ReadonlyArray<Delivery>, SqlError>
+
+  /** When the earliest pending delivery is due; `null` when none is pending. */
+  readonly nextDeliveryAt: Effect.Effect<number | null, SqlError>
+
+  /**
+   * Leases a delivery that is pending and due at `nowMs` for an attempt until `untilMs` (see the
+   * dispatcher). A compare-and-set: resolves `false`, and the caller must not attempt, when the row
+   * is no longer due (another lease, or a state change since it was read).
+   */
+  readonly lease: (id: string, nowMs: number, untilMs: number) => Effect.Effect<boolean, SqlError>
+
+  /**
+   * Claims up to `limit` pending deliveries due at `nowMs` by leasing them until `untilMs`, in one
+   * statement; resolves the claimed rows. `exclude` are the rows this process has in flight,
+   * `busy` the merchants that already hold all the slots they may (none of theirs is claimed).
+   *
+   * Due rows are taken in turns between merchants (each merchant's oldest, then each one's
+   * second, ...), at most `perMerchant` of one merchant: a merchant with a backlog of hundreds (a
+   * dead endpoint) never fills the batch and hides another merchant's callback behind it.
+   *
+   * On PostgreSQL the candidate rows are locked `FOR UPDATE SKIP LOCKED` (Dialect.ts): replicas
+   * claiming at the same moment take disjoint sets, and a row leased by one is not due for the
+   * others until its lease ends (a replica that dies holding it loses nothing).
+   */
+  readonly claimDue: (
+    nowMs: number,
+    untilMs: number,
+    options: ClaimOptions
+  ) => Effect.Effect<ReadonlyArray<Delivery>, SqlError>
+
+  /**
+   * Gives back claimed rows that this process will not attempt after all (a merchant's slots
+   * filled up): due again at `nowMs`, unless something changed them since the claim.
+   */
+  readonly release: (ids: ReadonlyArray<string>, untilMs: number, nowMs: number) => Effect.Effect<void, SqlError>
+
+  /**
+   * Records that an attempt is about to be sent, before it is (CONTRACT.md): if the process dies
+   * while it is on the wire, the attempt still shows, with {@link ATTEMPT_WITHOUT_OUTCOME} as its
+   * error. Resolves with the attempt's number, which {@link DeliveryStore.recordAttempt} then completes.
+   */
+  readonly beginAttempt: (
+    deliveryId: string,
+    attempt: Pick<DeliveryAttempt, "at" | "url" | "keyVersion" | "requestHeaders" | "requestBody">
+  ) => Effect.Effect<number, SqlError>
+
+  /**
+   * Records one attempt made under the lease `leasedUntilMs`, and the delivery's next state,
+   * atomically; `begun` is the number {@link DeliveryStore.beginAttempt} gave it (the row is
+   * completed), else a new row is added. When the row no longer carries that lease, a resend came
+   * in while the attempt ran: the attempt is recorded, but the delivery stays pending and due at
+   * the resend's time, so the resend is not lost.
+   */
+  readonly recordAttempt: (
+    delivery: Delivery,
+    leasedUntilMs: number,
+    attempt: Omit<DeliveryAttempt, "attempt" | "requestHeaders" | "requestBody">,
+    next: NextDeliveryState,
+    begun?: number
+  ) => Effect.Effect<void, SqlError>
+
+  /**
+   * The deliveries of one order (oldest first), or the newest `limit` (default 200) of all (newest
+   * first); with their attempts, read in one more query whatever their number.
+   */
+  readonly deliveriesOf: (
+    orderSn: string | undefined,
+    limit?: number
+  ) => Effect.Effect<ReadonlyArray<DeliveryWithAttempts>, SqlError>
+
+  /** One delivery with its attempts, if it exists. */
+  readonly getDelivery: (id: string) => Effect.Effect<Option.Option<DeliveryWithAttempts>, SqlError>
+
+  /** Queues a delivery again, now, whatever its state (the developer menu's resend). Fails with {@link NotFound}. */
+  readonly resend: (id: string, nowMs: number) => Effect.Effect<DeliveryWithAttempts, SqlError | NotFound>
+}
+
+/**
+ * Records a delivery of the order's callback as pending and due at `draft.nowMs`, created at
+ * `createdAt` (inside the caller's transaction: an order's move and its callback are written
+ * together, see the order store).
+ */
+export const insertDelivery = (
+  sql: SqlClient.SqlClient,
+  order: { readonly orderSn: string; readonly appKey: string },
+  createdAt: string,
+  draft: DeliveryDraft
+) =>
+  sql`INSERT INTO deliveries
+  (id, order_sn, app_key, event_id, event_type, body, status, attempt_count, next_attempt_at_ms, created_at, created_at_ms)
+  VALUES (${draft.id}, ${order.orderSn}, ${order.appKey}, ${draft.eventId}, ${draft.eventType}, ${draft.body},
+    'pending', 0, ${draft.nowMs}, ${createdAt}, ${draft.nowMs})`.pipe(Effect.asVoid)
+
+/** Makes a merchant's deliveries that wait for a later attempt due at `nowMs` (a new notify URL). */
+export const makeDueNow = (sql: SqlClient.SqlClient, appKey: string, nowMs: number) =>
+  sql`UPDATE deliveries SET next_attempt_at_ms = ${nowMs}
+  WHERE app_key = ${appKey} AND status = 'pending' AND next_attempt_at_ms > ${nowMs}`.pipe(Effect.asVoid)
+
+const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
+const NextAttempt = Schema.Struct({ next: Schema.Number })
+const LeaseState = Schema.Struct({
+  attemptCount: Delivery.fields.attemptCount,
+  status: DeliveryStatus,
+  nextAttemptAtMs: Delivery.fields.nextAttemptAtMs
+})
+
+/**
+ * The delivery store on the `SqlClient` in context.
+ *
+ * @example
+ * ```ts
+ * const deliveries = yield* makeDeliveryStore
+ * const due = yield* deliveries.dueDeliveries(Date.now())
+ * ```
+ */
+export const makeDeliveryStore = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const deliveryRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+    SqlSchema.findAll({ Request: Schema.Void, Result: Delivery, execute })
+  const attemptsOf = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: DeliveryAttempt,
+    execute: (deliveryId) => sql`SELECT * FROM delivery_attempts WHERE delivery_id = ${deliveryId} ORDER BY attempt`
+  })
+  const attemptsOfMany = SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: AttemptRow,
+    execute: (deliveryIds) =>
+      sql`SELECT * FROM delivery_attempts WHERE delivery_id IN ${sql.in(deliveryIds)} ORDER BY delivery_id, attempt`
+  })
+  const findDelivery = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Delivery,
+    execute: (id) => sql`SELECT * FROM deliveries WHERE id = ${id}`
+  })
+  const findLeaseState = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: LeaseState,
+    execute: (id) => sql`SELECT attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id = ${id}`
+  })
+  const nextAttemptNumber = SqlSchema.single({
+    Request: Schema.String,
+    Result: NextAttempt,
+    execute: (deliveryId) =>
+      sql`SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM delivery_attempts WHERE delivery_id = ${deliveryId}`
+  })
+  const earliest = SqlSchema.single({
+    Request: Schema.Void,
+    Result: EarliestAt,
+    execute: () => sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending'`
+  })
+
+  const withAttempts = (delivery: Delivery) =>
+    Effect.map(attemptsOf(delivery.id), (attempts): DeliveryWithAttempts => ({ ...delivery, attempts }))
+
+  const getDelivery = (id: string): Effect.Effect<Option.Option<DeliveryWithAttempts>, SqlError> =>
+    Effect.gen(function* () {
+      const delivery = yield* findDelivery(id)
+      if (Option.isNone(delivery)) return Option.none()
+      return Option.some(yield* withAttempts(delivery.value))
+    }).pipe(badRowIsDefect)
+
+  const deliveries: DeliveryStore = {
+    dueDeliveries: (nowMs) =>
+      deliveryRows(
+        () => sql`SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs}
+        ORDER BY next_attempt_at_ms LIMIT 50`
+      )().pipe(badRowIsDefect),
+
+    nextDeliveryAt: earliest().pipe(
+      Effect.map((row) => row.at),
+      badRowIsDefect
+    ),
+
+    lease: (id, nowMs, untilMs) =>
+      sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
+      WHERE id = ${id} AND status = 'pending' AND next_attempt_at_ms <= ${nowMs} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      ),
+
+    claimDue: (nowMs, untilMs, options) => {
+      const notExcluded = options.exclude.length === 0 ? sql`1 = 1` : sql`id NOT IN ${sql.in(options.exclude)}`
+      const notBusy = options.busy.length === 0 ? sql`1 = 1` : sql`app_key NOT IN ${sql.in(options.busy)}`
+      // FOR UPDATE cannot share a query level with a window function: the rows are locked in the
+      // first step, and ranked in the second.
+      return deliveryRows(
+        () => sql`WITH due AS (
+          SELECT id, app_key, next_attempt_at_ms FROM deliveries
+          WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs} AND ${notExcluded} AND ${notBusy}
+          ${skipLocked(sql)}
+        ), turns AS (
+          SELECT id, next_attempt_at_ms,
+            ROW_NUMBER() OVER (PARTITION BY app_key ORDER BY next_attempt_at_ms, id) AS turn
+          FROM due
+        )
+        UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
+        WHERE id IN (SELECT id FROM turns WHERE turn <= ${options.perMerchant}
+          ORDER BY turn, next_attempt_at_ms, id LIMIT ${options.limit})
+        RETURNING *`
+      )().pipe(badRowIsDefect)
+    },
+
+    release: (ids, untilMs, nowMs) =>
+      ids.length === 0
+        ? Effect.void
+        : sql`UPDATE deliveries SET next_attempt_at_ms = ${nowMs}
+            WHERE id IN ${sql.in(ids)} AND status = 'pending' AND next_attempt_at_ms = ${untilMs}`.pipe(Effect.asVoid),
+
+    beginAttempt: (deliveryId, attempt) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          // After attempts cut short by a crash, the next number follows the rows, not the count.
+          const { next: number } = yield* nextAttemptNumber(deliveryId)
+          yield* sql`INSERT INTO delivery_attempts
+              (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms, request_headers, request_body)
+            VALUES (${deliveryId}, ${number}, ${attempt.at}, ${attempt.url}, NULL, ${ATTEMPT_WITHOUT_OUTCOME},
+              ${attempt.keyVersion}, 0, ${attempt.requestHeaders === null ? null : JSON.stringify(attempt.requestHeaders)},
+              ${attempt.requestBody})`
+          yield* sql`UPDATE deliveries SET attempt_count = ${number} WHERE id = ${deliveryId}`
+          return number
+        }).pipe(badRowIsDefect)
+      ),
+
+    recordAttempt: (delivery, leasedUntilMs, attempt, next, begun) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* findLeaseState(delivery.id)
+          if (Option.isNone(found)) return
+          const row = found.value
+          const number = begun ?? row.attemptCount + 1
+          if (begun === undefined) {
+            yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
+              VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
+                ${attempt.keyVersion}, ${attempt.durationMs})`
+          } else {
+            yield* sql`UPDATE delivery_attempts SET at = ${attempt.at}, url = ${attempt.url}, http_status = ${attempt.httpStatus},
+                error = ${attempt.error}, key_version = ${attempt.keyVersion}, duration_ms = ${attempt.durationMs}
+              WHERE delivery_id = ${delivery.id} AND attempt = ${number}`
+          }
+          const deliveredAt = next.status === "delivered" ? attempt.at : null
+          const resent = row.status !== "pending" || row.nextAttemptAtMs !== leasedUntilMs
+          if (resent) {
+            yield* sql`UPDATE deliveries SET attempt_count = ${number}, last_error = ${attempt.error},
+            delivered_at = COALESCE(${deliveredAt}, delivered_at)
+            WHERE id = ${delivery.id}`
+            return
+          }
+          const nextAt = next.status === "pending" ? next.nextAttemptAtMs : null
+          yield* sql`UPDATE deliveries SET status = ${next.status}, attempt_count = ${number},
+          next_attempt_at_ms = ${nextAt}, last_error = ${attempt.error}, delivered_at = ${deliveredAt}
+          WHERE id = ${delivery.id}`
+        }).pipe(badRowIsDefect)
+      ),
+
+    deliveriesOf: (orderSn, limit = 200) =>
+      deliveryRows(() =>
+        orderSn === undefined
+          ? sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT ${limit}`
+          : sql`SELECT * FROM deliveries WHERE order_sn = ${orderSn} ORDER BY created_at_ms, id`
+      )().pipe(
+        Effect.flatMap((rows) =>
+          rows.length === 0
+            ? Effect.succeed([])
+            : Effect.map(attemptsOfMany(rows.map((row) => row.id)), (attempts) => {
+                const byDelivery = new Map<string, Array<DeliveryAttempt>>()
+                for (const { deliveryId, ...attempt } of attempts) {
+                  const list = byDelivery.get(deliveryId) ?? []
+                  list.push(attempt)
+                  byDelivery.set(deliveryId, list)
+                }
+                return rows.map((row): DeliveryWithAttempts => ({ ...row, attempts: byDelivery.get(row.id) ?? [] }))
+              })
+        ),
+        badRowIsDefect
+      ),
+
+    getDelivery,
+
+    resend: (id, nowMs) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`UPDATE deliveries SET status = 'pending', next_attempt_at_ms = ${nowMs}
+        WHERE id = ${id} RETURNING id`
+        if (rows.length === 0) return yield* new NotFound({ what: `delivery ${id}` })
+        return (yield* getDelivery(id)).pipe(Option.getOrThrow)
+      })
+  }
+  return deliveries
+})

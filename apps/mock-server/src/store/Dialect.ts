@@ -1,0 +1,69 @@
+// The one place where the mock's SQL differs between SQLite and PostgreSQL. Every other query in
+// the store modules is the same text on both; what differs is a column type, a row-locking clause
+// and how concurrent migrations are kept apart. (How each engine is opened, SQLite's file lock and
+// node-postgres's type parsers, is in Database.ts.)
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+
+/**
+ * The column type of epoch milliseconds: INTEGER on SQLite (64 bits), BIGINT on PostgreSQL, whose
+ * INTEGER is 32 bits, too small for milliseconds since the epoch.
+ *
+ * @example
+ * ```ts
+ * yield* sql`CREATE TABLE t (at_ms ${epochMsType(sql)} NOT NULL)`
+ * ```
+ */
+export const epochMsType = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({ pg: () => sql.literal("BIGINT"), orElse: () => sql.literal("INTEGER") })
+
+/**
+ * The clause that locks the rows a claim reads, skipping rows another transaction holds:
+ * `FOR UPDATE SKIP LOCKED` on PostgreSQL, so replicas claiming at the same moment take disjoint
+ * sets instead of queueing on each other's rows. SQLite has one writer and no row locks: nothing.
+ *
+ * @example
+ * ```ts
+ * sql`SELECT id FROM deliveries WHERE status = 'pending' ${skipLocked(sql)}`
+ * ```
+ */
+export const skipLocked = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE SKIP LOCKED"), orElse: () => sql.literal("") })
+
+/** An arbitrary constant naming the mock's migration lock among PostgreSQL advisory locks. */
+const MIGRATION_LOCK = 4_010_013
+
+/**
+ * Runs `migrate` so that processes starting together on one database do not migrate at once. On
+ * PostgreSQL it holds an advisory lock for the transaction: one replica migrates, the others wait,
+ * then find nothing left to do. SQLite's database belongs to one process (Database.ts): it just
+ * migrates.
+ *
+ * @example
+ * ```ts
+ * yield* migrateAlone(sql, Migrator.make({})({ loader }))
+ * ```
+ */
+export const migrateAlone = <A, E, R>(
+  sql: SqlClient.SqlClient,
+  migrate: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SqlError, R> =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+          // The migrator probes for its table with a query that fails when it is missing, which
+          // would abort this transaction: under the lock, make the table first (the migrator's own
+          // definition).
+          yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+            migration_id integer primary key,
+            created_at timestamp with time zone not null default now(),
+            name text not null
+          )`
+          return yield* migrate
+        })
+      ),
+    orElse: () => migrate
+  })

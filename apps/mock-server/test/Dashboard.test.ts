@@ -202,40 +202,49 @@ describe.each([
   }, 60_000)
 })
 
-describe("the dashboard where the developer menu needs a token", () => {
-  const TOKEN = "dash-test-token-7f3a"
-  let guarded: RunningMock
+describe("the dashboard of a mock bound off loopback (0.0.0.0, a generated developer token)", () => {
+  let exposed: RunningMock
+  let base: string
+  let token: string
 
   beforeAll(async () => {
-    guarded = await startMock({ environment: "sandbox", devToken: TOKEN })
+    exposed = await startMock({ environment: "sandbox", host: "0.0.0.0" })
+    base = `http://127.0.0.1:${new URL(exposed.listenUrl).port}`
+    token = exposed.devAccess.token!
   })
   afterAll(async () => {
-    await guarded?.close()
+    await exposed?.close()
   })
 
   it("says unauthorized without the token, works with it, and never puts the token in a URL", async () => {
-    const { page } = await openDashboard(guarded.url)
+    const { page } = await openDashboard(`${base}/`)
     const urls: Array<string> = []
     page.on("request", (request) => urls.push(request.url()))
     await page.getByTestId("token-panel").waitFor()
     expect(await page.getByTestId("token-reason").textContent()).toMatch(/^unauthorized: /)
+    expect(await page.getByTestId("orders").textContent()).not.toContain("exposed-")
     await screenshot(page, "dashboard-token", false)
 
-    await page.getByLabel("Developer token").fill(TOKEN)
+    const created = await createOrder(
+      base,
+      JSON.stringify({ orderId: `exposed-${Date.now()}`, amount: 3, currency: "USD" })
+    )
+    const { orderSn } = created.json.data as Wire.CreateOrderResult
+    await page.getByLabel("Developer token").fill("not-the-token")
+    await page.getByRole("button", { name: "Use token" }).click()
+    await expect.poll(() => page.getByTestId("token-reason").textContent()).toMatch(/not valid/)
+
+    await page.getByLabel("Developer token").fill(token)
     await page.getByRole("button", { name: "Use token" }).click()
     await waitLive(page)
     expect(await page.getByTestId("token-panel").isHidden()).toBe(true)
-    expect(await page.evaluate(() => sessionStorage.getItem("pc-mock-dev-token"))).toBe(TOKEN)
-
-    const created = await createOrder(
-      guarded.url,
-      JSON.stringify({ orderId: `tok-${Date.now()}`, amount: 3, currency: "USD" })
-    )
-    const { orderSn } = created.json.data as Wire.CreateOrderResult
+    expect(await page.evaluate(() => sessionStorage.getItem("pc-mock-dev-token"))).toBe(token)
     const order = card(page, orderSn)
     await order.locator('[data-action="pay"]').click()
     await page.locator(`[data-testid="order"][data-order-sn="${orderSn}"][data-status="PAID"]`).waitFor()
-    expect(urls.some((url) => url.includes(TOKEN))).toBe(false)
+    const stored = await fetch(`${base}/dev/orders/${orderSn}`, { headers: { authorization: `Bearer ${token}` } })
+    expect(((await stored.json()) as { data: { status: string } }).data.status).toBe("PAID")
+    expect(urls.some((url) => url.includes(token))).toBe(false)
     await page.context().close()
   }, 60_000)
 })

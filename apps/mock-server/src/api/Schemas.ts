@@ -136,36 +136,22 @@ export const PlatformKey = Schema.Struct({
   examples: [{ environment: "sandbox", version: 1, publicKeyPem: EXAMPLE_PEM, status: "current" }]
 })
 
-export const Order = Wire.Order.annotations({
-  identifier: "Order",
-  examples: [
-    {
-      orderSn: EXAMPLE_ORDER_SN,
-      outerOrder: "M-1001",
-      amount: "10.00",
-      currency: "USD",
-      status: "PAID",
-      createdAt: "2026-01-01T00:00:00.000Z",
-      updatedAt: "2026-01-01T00:00:05.000Z"
-    }
-  ]
-})
+const EXAMPLE_ORDER = {
+  orderSn: EXAMPLE_ORDER_SN,
+  outerOrder: "M-1001",
+  amount: "10.00",
+  currency: "USD",
+  status: "PAID",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:05.000Z"
+} as const
+
+export const Order = Wire.Order.annotations({ identifier: "Order", examples: [EXAMPLE_ORDER] })
 
 /** An order as the developer menu lists it: the order and the merchant it belongs to. */
 export const OrderSummary = Schema.Struct({ ...Wire.Order.fields, appKey: Schema.String }).annotations({
   identifier: "OrderSummary",
-  examples: [
-    {
-      orderSn: EXAMPLE_ORDER_SN,
-      outerOrder: "M-1001",
-      amount: "10.00",
-      currency: "USD",
-      status: "PAID",
-      createdAt: "2026-01-01T00:00:00.000Z",
-      updatedAt: "2026-01-01T00:00:05.000Z",
-      appKey: EXAMPLE_APP_KEY
-    }
-  ]
+  examples: [{ ...EXAMPLE_ORDER, appKey: EXAMPLE_APP_KEY }]
 })
 
 /** The most rows one list answer of the developer menu carries. */

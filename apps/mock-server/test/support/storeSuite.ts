@@ -14,6 +14,34 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       )
     }
 
+    /**
+     * `count` paid orders of the test merchant (PC0, PC1, ...: the i-th created at `createdAt(i)`
+     * and paid at `paidAt(i)`), hence `count` pending deliveries (dlv_0, dlv_1, ...).
+     */
+    const paidOrders =
+      (count: number, createdAt: (i: number) => number, paidAt: (i: number) => number) => (store: Store["Type"]) =>
+        Effect.gen(function* () {
+          for (let i = 0; i < count; i++) {
+            const nowMs = createdAt(i)
+            yield* store.createOrder({
+              orderSn: () => `PC${i}`,
+              appKey: TEST_MERCHANT_APP_KEY,
+              outerOrder: `o-${i}`,
+              amount: "1.00",
+              currency: "USD",
+              nowMs,
+              expiresAtMs: nowMs + 60_000
+            })
+            yield* store.moveOrder(`PC${i}`, "PAID", paidAt(i), () => ({
+              id: `dlv_${i}`,
+              eventId: `evt_${i}`,
+              eventType: "order.paid",
+              body: "{}",
+              nowMs: paidAt(i)
+            }))
+          }
+        })
+
     /** A store with one paid order, hence one pending delivery due at `nowMs`. */
     const withDelivery = (nowMs: number) => (store: Store["Type"]) =>
       Effect.gen(function* () {
@@ -155,25 +183,11 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
           }
           yield* store.addMerchantKey("m-c", "pem-c2", 20)
           yield* store.disableMerchantKey("m-c", 1)
-          for (let i = 0; i < 5; i++) {
-            const nowMs = 1_000 + i
-            yield* store.createOrder({
-              orderSn: () => `PC${i}`,
-              appKey: TEST_MERCHANT_APP_KEY,
-              outerOrder: `o-${i}`,
-              amount: "1.00",
-              currency: "USD",
-              nowMs,
-              expiresAtMs: nowMs + 60_000
-            })
-            yield* store.moveOrder(`PC${i}`, "PAID", 2_000 + i, () => ({
-              id: `dlv_${i}`,
-              eventId: `evt_${i}`,
-              eventType: "order.paid",
-              body: "{}",
-              nowMs: 2_000 + i
-            }))
-          }
+          yield* paidOrders(
+            5,
+            (i) => 1_000 + i,
+            (i) => 2_000 + i
+          )(store)
           return {
             orders: yield* store.recentOrders(3),
             merchants: yield* store.recentMerchants(2),
@@ -208,24 +222,11 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
             publicKeyPem: testMerchantPublicKeyPem(),
             nowMs
           })
-          for (let i = 0; i < 6; i++) {
-            yield* store.createOrder({
-              orderSn: () => `PC${i}`,
-              appKey: TEST_MERCHANT_APP_KEY,
-              outerOrder: `o-${i}`,
-              amount: "1.00",
-              currency: "USD",
-              nowMs,
-              expiresAtMs: nowMs + 60_000
-            })
-            yield* store.moveOrder(`PC${i}`, "PAID", nowMs, () => ({
-              id: `dlv_${i}`,
-              eventId: `evt_${i}`,
-              eventType: "order.paid",
-              body: "{}",
-              nowMs
-            }))
-          }
+          yield* paidOrders(
+            6,
+            () => nowMs,
+            () => nowMs
+          )(store)
           const claim = (now: number, until: number, limit: number, exclude: ReadonlyArray<string>) =>
             store.claimDue(now, until, { limit, perMerchant: 100, exclude, busy: [] })
           const skipped = yield* claim(nowMs, 9_000, 10, ["dlv_0"])

@@ -14,6 +14,7 @@ import { check, listenUrl, MockConfig, type MockConfigShape, publicBaseUrl } fro
 import { MockApi } from "./api/MockApi.js"
 import { DevAccessLive } from "./auth/DevAccess.js"
 import { MockEvents } from "./events/MockEvents.js"
+import { sharedMockEvents } from "./events/SharedEvents.js"
 import { DecodeFailureAsParamError, wrapApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
@@ -24,11 +25,16 @@ import { CheckoutHandlers } from "./routes/Checkout.js"
 import { CreateOrderHandlers } from "./routes/CreateOrder.js"
 import { DevHandlers } from "./routes/Dev.js"
 import { ServiceHandlers } from "./routes/ServiceRoutes.js"
+import { isPostgresUrl } from "./store/Database.js"
 import { Store } from "./store/Store.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "./TestMerchant.js"
 import { Self } from "./UrlRule.js"
 
-/** Storage: the SQLite file (made 0600 if new, locked for this process), `:memory:`, or a shared PostgreSQL database; migrated, bound to the environment. */
+/**
+ * Storage: the SQLite file (made 0600 if new, locked for this process), `:memory:`, or a shared
+ * PostgreSQL database; migrated, bound to the environment. With it the event bus: on PostgreSQL
+ * the replicas share their events (SharedEvents.ts), on SQLite the bus is this process's.
+ */
 const storeLayer = (config: MockConfigShape) => {
   const bootstrap = Layer.effectDiscard(
     Effect.gen(function* () {
@@ -41,7 +47,10 @@ const storeLayer = (config: MockConfigShape) => {
       })
     })
   )
-  return Layer.provideMerge(bootstrap, Store.fromDb(config.db))
+  const storage = isPostgresUrl(config.db)
+    ? Layer.provideMerge(sharedMockEvents, Store.postgres(config.db))
+    : Layer.merge(MockEvents.layer, Store.sqlite(config.db))
+  return Layer.provideMerge(bootstrap, storage)
 }
 
 /**
@@ -60,7 +69,7 @@ const serverLayer = (config: MockConfigShape & { readonly port: number }, devAcc
       )
     ),
     Layer.provideMerge(storeLayer(config)),
-    Layer.provideMerge(Layer.mergeAll(Layer.succeed(MockConfig, config), MockEvents.layer))
+    Layer.provideMerge(Layer.succeed(MockConfig, config))
   )
   const http = NodeHttpServer.layer(
     () => ListenGate.hold(withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 }))),

@@ -5,55 +5,9 @@ import { Chunk, Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MockEvents } from "../src/events/MockEvents.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { listenEvents as listen } from "./support/events.js"
 import { createOrder, dev, type RunningMock, signCreateOrder, startMock, testMerchantSigner } from "./support/mock.js"
 import { type Receiver, startReceiver } from "./support/receiver.js"
-
-type Event = Record<string, unknown> & { readonly type: string }
-
-/** Reads the SSE stream of `url`, collecting its events, until `close`. */
-const listen = async (url: string) => {
-  const controller = new AbortController()
-  const response = await fetch(`${url}/dev/events`, { signal: controller.signal })
-  expect(response.status).toBe(200)
-  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
-  const events: Array<Event> = []
-  const waiters: Array<() => void> = []
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ""
-  const pump = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-      if (done) return
-      buffer += value
-      let end = buffer.indexOf("\n\n")
-      while (end !== -1) {
-        const frame = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        for (const line of frame.split("\n")) {
-          if (line.startsWith("data: ")) events.push(JSON.parse(line.slice(6)) as Event)
-        }
-        for (const wake of waiters.splice(0)) wake()
-        end = buffer.indexOf("\n\n")
-      }
-    }
-  })()
-  /** Resolves with the first event matching `predicate` (already received or still to come). */
-  const next = async (predicate: (event: Event) => boolean): Promise<Event> => {
-    for (;;) {
-      const found = events.find(predicate)
-      if (found !== undefined) return found
-      await new Promise<void>((resolve) => waiters.push(resolve))
-    }
-  }
-  return {
-    events,
-    next,
-    close: async () => {
-      controller.abort()
-      await pump
-    }
-  }
-}
 
 let mock: RunningMock
 let receiver: Receiver

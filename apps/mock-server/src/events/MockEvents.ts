@@ -37,6 +37,31 @@ export type MockEvent =
 /** Events without the time, which {@link MockEvents} stamps. */
 export type MockEventInput = MockEvent extends infer E ? (E extends MockEvent ? Omit<E, "at"> : never) : never
 
+/**
+ * An event bus whose published events also go to `forward` (stamped), and which can `deliver`
+ * events stamped elsewhere (another replica's, see SharedEvents.ts) to its subscribers.
+ *
+ * @example
+ * ```ts
+ * const bus = yield* makeEventBus((event) => Queue.offer(outbox, event))
+ * yield* bus.deliver(eventFromAnotherReplica)
+ * ```
+ */
+export const makeEventBus = (forward: (event: MockEvent) => Effect.Effect<unknown>) =>
+  Effect.gen(function* () {
+    // Sliding: a reader that stops reading never holds memory or the publisher back.
+    const hub = yield* Effect.acquireRelease(PubSub.sliding<MockEvent>(1024), PubSub.shutdown)
+    const deliver = (event: MockEvent) => Effect.asVoid(PubSub.publish(hub, event))
+    const service: MockEvents["Type"] = {
+      publish: (input) => {
+        const event = { ...input, at: new Date().toISOString() } as MockEvent
+        return Effect.zipRight(deliver(event), Effect.asVoid(forward(event)))
+      },
+      subscribe: Effect.map(PubSub.subscribe(hub), (queue) => Stream.fromQueue(queue))
+    }
+    return { service, deliver }
+  })
+
 /** The mock's event bus: publish from anywhere, subscribe per SSE connection. */
 export class MockEvents extends Context.Tag("mock-server/MockEvents")<
   MockEvents,
@@ -47,16 +72,13 @@ export class MockEvents extends Context.Tag("mock-server/MockEvents")<
     readonly subscribe: Effect.Effect<Stream.Stream<MockEvent>, never, Scope.Scope>
   }
 >() {
+  /** The bus of one process (SQLite, or a single mock): its own events only. */
   static readonly layer = Layer.scoped(
     MockEvents,
-    Effect.gen(function* () {
-      // Sliding: a reader that stops reading never holds memory or the publisher back.
-      const hub = yield* Effect.acquireRelease(PubSub.sliding<MockEvent>(1024), PubSub.shutdown)
-      return MockEvents.of({
-        publish: (event) => Effect.asVoid(PubSub.publish(hub, { ...event, at: new Date().toISOString() } as MockEvent)),
-        subscribe: Effect.map(PubSub.subscribe(hub), (queue) => Stream.fromQueue(queue))
-      })
-    })
+    Effect.map(
+      makeEventBus(() => Effect.void),
+      (bus) => bus.service
+    )
   )
 }
 

@@ -73,9 +73,12 @@ export class Store extends Context.Tag("mock-server/Store")<Store, StoreService>
   static readonly sqlite = (db: string) =>
     Layer.effect(Store, Store.make({ shared: false })).pipe(Layer.provide(sqliteDatabase(db)))
 
-  /** The store on a shared PostgreSQL database (`postgres://` URL): migrated under a lock, no caches. */
+  /**
+   * The store on a shared PostgreSQL database (`postgres://` URL): migrated under a lock, no caches.
+   * Its `PgClient` is offered too, for what else the replicas share (their events' LISTEN/NOTIFY).
+   */
   static readonly postgres = (url: string) =>
-    Layer.effect(Store, Store.make({ shared: true })).pipe(Layer.provide(postgresDatabase(url)))
+    Layer.effect(Store, Store.make({ shared: true })).pipe(Layer.provideMerge(postgresDatabase(url)))
 
   /** The store `--db` names: PostgreSQL for a `postgres://` URL, else SQLite. */
   static readonly fromDb = (db: string) => (isPostgresUrl(db) ? Store.postgres(db) : Store.sqlite(db))

@@ -36,7 +36,8 @@ export const json = Options.boolean("json").pipe(
   Options.withDescription("print one JSON document on stdout (one per line for streams) and nothing else there")
 )
 
-const colourOn = (): boolean => process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+// no-color.org: NO_COLOR set to anything but the empty string turns colour off.
+const colourOn = (): boolean => process.stdout.isTTY === true && !process.env.NO_COLOR
 
 const paint = (code: number) => (text: string) => (colourOn() ? `\u001b[${code}m${text}\u001b[0m` : text)
 

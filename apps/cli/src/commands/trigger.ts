@@ -1,18 +1,36 @@
 /**
  * `pc trigger order.paid|order.failed|order.expired`: one real signed callback in one command, by
- * creating an order for the configured merchant (through `@pc/client`) and moving it on the mock.
+ * creating an order for the configured merchant and moving it on the mock (see `TriggerEvent`).
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
-import { createOrder } from "../CreateOrder.js"
-import { type OrderMove, using } from "../MockAdmin.js"
 import { colour, json, print } from "../Output.js"
 import { flags, withSettings } from "../Settings.js"
+import { eventMoves, triggerEvent, triggeredOrderDefaults } from "../TriggerEvent.js"
 
-const moves: Array<[string, OrderMove]> = [
-  ["order.paid", "pay"],
-  ["order.failed", "fail"],
-  ["order.expired", "expire"]
+/** The `--amount` and `--currency` of a triggered order (`pc trigger`, `pc listen --trigger`). */
+export const triggeredOrder = {
+  amount: Options.text("amount").pipe(
+    Options.withDefault(triggeredOrderDefaults.amount),
+    Options.withDescription("the order's amount")
+  ),
+  currency: Options.text("currency").pipe(
+    Options.withDefault(triggeredOrderDefaults.currency),
+    Options.withDescription("the order's currency")
+  )
+}
+
+/** The human lines of a trigger. */
+export const triggeredLines = (r: {
+  eventType: string
+  orderSn: string
+  outerOrder: string
+  amount: string
+  currency: string
+  status: string
+}) => [
+  `${colour.green("triggered")} ${r.eventType}: order ${r.orderSn} (${r.outerOrder}) ${r.amount} ${r.currency} is ${r.status}`,
+  colour.dim(`follow it: pc orders show ${r.orderSn}`)
 ]
 
 /** `pc trigger`. */
@@ -20,26 +38,16 @@ export const trigger = Command.make(
   "trigger",
   {
     ...flags,
-    event: Args.choice(moves, { name: "EVENT" }).pipe(
+    event: Args.choice(eventMoves, { name: "EVENT" }).pipe(
       Args.withDescription("order.paid, order.failed or order.expired")
     ),
-    amount: Options.text("amount").pipe(Options.withDefault("10.00"), Options.withDescription("the order's amount")),
-    currency: Options.text("currency").pipe(
-      Options.withDefault("USD"),
-      Options.withDescription("the order's currency")
-    ),
+    ...triggeredOrder,
     json
   },
   withSettings((o, settings) =>
     Effect.gen(function* () {
-      const orderId = `pc-trigger-${Date.now()}-${Math.floor(Math.random() * 1e6)}`
-      const created = yield* createOrder(settings, { orderId, amount: o.amount, currency: o.currency })
-      const order = yield* using(settings, (admin) => admin.moveOrder(created.orderSn, o.event))
-      const eventType = moves.find(([, move]) => move === o.event)![0]
-      yield* print(o.json, { eventType, ...order, h5Url: created.h5Url }, (r) => [
-        `${colour.green("triggered")} ${r.eventType}: order ${r.orderSn} (${r.outerOrder}) ${r.amount} ${r.currency} is ${r.status}`,
-        colour.dim(`follow it: pc orders show ${r.orderSn}`)
-      ])
+      const triggered = yield* triggerEvent(settings, o.event, o)
+      yield* print(o.json, triggered, triggeredLines)
     })
   )
 ).pipe(

@@ -5,8 +5,46 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { colour, json, print } from "../Output.js"
+import { progressLine } from "../Progress.js"
 import { flags, withSettings } from "../Settings.js"
-import { eventMoves, triggerEvent, triggeredOrderDefaults } from "../TriggerEvent.js"
+import {
+  eventMoves,
+  type FirstAttempt,
+  triggerAndWatch,
+  triggerEvent,
+  triggeredOrderDefaults
+} from "../TriggerEvent.js"
+
+/** How long `pc trigger` waits for the first delivery attempt (the mock's callback timeout is 10 s by default). */
+const DELIVERY_WAIT = "30 seconds"
+
+/** What the first delivery attempt says, readably. */
+const attemptLines = (orderSn: string, found: FirstAttempt | null): Array<string> => {
+  if (found === null) {
+    return [colour.yellow(`no delivery attempt within ${DELIVERY_WAIT}; follow it: pc orders show ${orderSn}`)]
+  }
+  const { attempt, status, nextAttemptAt } = found
+  if (attempt.url === null) {
+    return [
+      colour.yellow("not delivered: the merchant has no notify URL"),
+      colour.dim(`receive it here: pc listen (it sets the notify URL), then pc callbacks resend ${found.deliveryId}`)
+    ]
+  }
+  const answer =
+    attempt.httpStatus === null ? `failed: ${attempt.error ?? "no answer"}` : `answered ${attempt.httpStatus}`
+  return status === "delivered"
+    ? [
+        `${colour.green("delivered")} to ${attempt.url}: ${answer} (key v${attempt.keyVersion ?? "?"}, ${Math.round(attempt.durationMs)} ms)`
+      ]
+    : [
+        `${colour.red("not delivered")} to ${attempt.url}: ${answer}`,
+        colour.dim(
+          nextAttemptAt === null
+            ? `the mock gives up on it; pc orders show ${orderSn}`
+            : `the mock retries at ${nextAttemptAt}, as the service would; pc orders show ${orderSn}`
+        )
+      ]
+}
 
 /** The `--amount` and `--currency` of a triggered order (`pc trigger`, `pc listen --trigger`). */
 export const triggeredOrder = {
@@ -42,17 +80,26 @@ export const trigger = Command.make(
       Args.withDescription("order.paid, order.failed or order.expired")
     ),
     ...triggeredOrder,
+    noWait: Options.boolean("no-wait").pipe(
+      Options.withDescription("do not wait for the mock's first delivery attempt of the callback")
+    ),
     json
   },
   withSettings((o, settings) =>
     Effect.gen(function* () {
-      const triggered = yield* triggerEvent(settings, o.event, o)
-      yield* print(o.json, triggered, triggeredLines)
+      if (o.noWait) return yield* print(o.json, yield* triggerEvent(settings, o.event, o), triggeredLines)
+      const watched = yield* Effect.scoped(
+        Effect.flatMap(progressLine("creating and moving an order, then waiting for its callback's delivery", o), () =>
+          triggerAndWatch(settings, o.event, o, DELIVERY_WAIT)
+        )
+      )
+      yield* print(o.json, watched, (r) => [...triggeredLines(r), ...attemptLines(r.orderSn, r.delivery)])
     })
   )
 ).pipe(
   Command.withDescription(
-    "Create an order for the configured merchant and move it, so the mock sends a real signed callback.\n" +
+    "Create an order for the configured merchant and move it, so the mock sends a real signed callback; " +
+      "then wait for its first delivery attempt and say what the endpoint answered.\n" +
       "Example: pc trigger order.paid"
   )
 )

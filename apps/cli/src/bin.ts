@@ -19,9 +19,12 @@ import { platformKeys } from "./commands/platformKeys.js"
 import { sign } from "./commands/sign.js"
 import { trigger } from "./commands/trigger.js"
 import { bashCompletions, bashCompletionsRequested } from "./Completions.js"
+import { colourOnlyOnTerminal } from "./Output.js"
 
 const pc = Command.make("pc").pipe(
-  Command.withDescription("Merchant Payment Connect from the command line"),
+  Command.withDescription(
+    "Merchant Payment Connect from the command line.\nExample: pc merchants create --generate-key ./keys"
+  ),
   Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen, logs])
 )
 
@@ -32,7 +35,7 @@ const cli = Command.run(pc, { name: "pc", version })
 
 const program = bashCompletionsRequested(process.argv)
   ? Effect.flatMap(bashCompletions(pc, "pc"), Console.log)
-  : cli(process.argv)
+  : colourOnlyOnTerminal(cli(process.argv))
 
 program.pipe(
   // Command.run has already printed what is wrong with the command line: a usage error, exit code 2.

@@ -42,7 +42,7 @@ const colourOn = (): boolean => process.stdout.isTTY === true && !process.env.NO
 const paint = (code: number) => (text: string) => (colourOn() ? `\u001b[${code}m${text}\u001b[0m` : text)
 
 // ESC [ ... m: the colour and style codes @effect/cli's help and usage errors are printed with.
-const sgr = /\u001b\[[0-9;]*m/g
+const sgr = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
 const plain = (args: ReadonlyArray<unknown>) =>
   args.map((arg) => (typeof arg === "string" ? arg.replace(sgr, "") : arg))
 

@@ -2,21 +2,13 @@
 // an example of itself ("Example: pc merchants keys add ..."), and piped help is plain text. The
 // commands are the ones `pc --help` lists, so a new command without an example fails here.
 import { beforeAll, describe, expect, it } from "vitest"
+import { listCommands } from "./support/Commands.js"
 import { pc } from "./support/Pc.js"
 
 let commands: Array<ReadonlyArray<string>> = []
 
 beforeAll(async () => {
-  const root = await pc(["--help"])
-  expect(root.code, root.stderr).toBe(0)
-  // "  - keys generate [--bits ...] ...   Generate ...": the command is the leading names. @effect/cli
-  // 0.77 lists a nested group's commands with the group's name twice ("merchants merchants keys add").
-  commands = [
-    [],
-    ...[...root.stdout.matchAll(/^ {2}- ([a-z][a-z-]*(?: [a-z][a-z-]*)*)(?= |$)/gm)].map((m) =>
-      m[1]!.split(" ").filter((name, i, all) => name !== all[i - 1])
-    )
-  ]
+  commands = await listCommands()
 }, 60_000)
 
 describe("pc --help", () => {

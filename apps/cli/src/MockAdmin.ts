@@ -23,6 +23,9 @@ export type PlatformKey = Answer<"rotatePlatformKey">
 /** A callback delivery with its attempts, as `GET /dev/callbacks` lists it. */
 export type Delivery = Answer<"resendCallback">
 
+/** An order as `GET /dev/orders/{orderSn}` shows it. */
+export type Order = Answer<"getOrder">
+
 /** The moves of `POST /dev/orders/{orderSn}/{move}`. */
 export type OrderMove = "pay" | "fail" | "expire"
 

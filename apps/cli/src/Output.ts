@@ -4,7 +4,7 @@
  * 0 ok, 1 the service said no, 2 usage, 3 network or timeout.
  */
 import { Options } from "@effect/cli"
-import { Data, Effect } from "effect"
+import { Console, Data, Effect } from "effect"
 
 /**
  * Why a command failed, by exit code: `Refused` (1) the service or the check said no, `Usage` (2)
@@ -36,9 +36,40 @@ export const json = Options.boolean("json").pipe(
   Options.withDescription("print one JSON document on stdout (one per line for streams) and nothing else there")
 )
 
-const colourOn = (): boolean => process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+// no-color.org: NO_COLOR set to anything but the empty string turns colour off.
+const colourOn = (): boolean => process.stdout.isTTY === true && !process.env.NO_COLOR
 
 const paint = (code: number) => (text: string) => (colourOn() ? `\u001b[${code}m${text}\u001b[0m` : text)
+
+// ESC [ ... m: the colour and style codes @effect/cli's help and usage errors are printed with.
+const sgr = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
+const plain = (args: ReadonlyArray<unknown>) =>
+  args.map((arg) => (typeof arg === "string" ? arg.replace(sgr, "") : arg))
+
+/**
+ * Runs `program` (here: `@effect/cli`'s `Command.run`, which prints help and usage errors in colour
+ * through the Console service) with a Console that drops colour codes when stdout is not a terminal
+ * or NO_COLOR is set, so `pc --help | less` and logs read as plain text.
+ *
+ * @example
+ * ```ts
+ * import { colourOnlyOnTerminal } from "./Output.js"
+ *
+ * colourOnlyOnTerminal(cli(process.argv))
+ * ```
+ */
+export const colourOnlyOnTerminal = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  colourOn()
+    ? program
+    : Console.consoleWith((current) =>
+        Console.withConsole(program, {
+          ...current,
+          log: (...args) => current.log(...plain(args)),
+          info: (...args) => current.info(...plain(args)),
+          warn: (...args) => current.warn(...plain(args)),
+          error: (...args) => current.error(...plain(args))
+        })
+      )
 
 /** Colours for human output; plain text when stdout is not a terminal or NO_COLOR is set. */
 export const colour = { green: paint(32), red: paint(31), yellow: paint(33), dim: paint(2), bold: paint(1) }

@@ -5,7 +5,7 @@
  */
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect } from "effect"
+import { Console, Effect } from "effect"
 import { createRequire } from "node:module"
 import { callbacks } from "./commands/callbacks.js"
 import { config } from "./commands/config.js"
@@ -18,9 +18,13 @@ import { orders } from "./commands/orders.js"
 import { platformKeys } from "./commands/platformKeys.js"
 import { sign } from "./commands/sign.js"
 import { trigger } from "./commands/trigger.js"
+import { bashCompletions, bashCompletionsRequested } from "./Completions.js"
+import { colourOnlyOnTerminal } from "./Output.js"
 
 const pc = Command.make("pc").pipe(
-  Command.withDescription("Merchant Payment Connect from the command line"),
+  Command.withDescription(
+    "Merchant Payment Connect from the command line.\nExample: pc merchants create --generate-key ./keys"
+  ),
   Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen, logs])
 )
 
@@ -29,7 +33,11 @@ const { version } = createRequire(import.meta.url)("../package.json") as { reado
 
 const cli = Command.run(pc, { name: "pc", version })
 
-cli(process.argv).pipe(
+const program = bashCompletionsRequested(process.argv)
+  ? Effect.flatMap(bashCompletions(pc, "pc"), Console.log)
+  : colourOnlyOnTerminal(cli(process.argv))
+
+program.pipe(
   // Command.run has already printed what is wrong with the command line: a usage error, exit code 2.
   Effect.catchIf(ValidationError.isValidationError, () =>
     Effect.sync(() => {

@@ -62,6 +62,10 @@ describe("journey", () => {
     const triggered = await pcJson<{ orderSn: string; status: string }>(["trigger", "order.paid"], { env })
     expect(triggered.code, triggered.stderr).toBe(0)
     expect(triggered.json.status).toBe("PAID")
+    // trigger waited for the first delivery attempt: the receiver's answer, relayed by the listener.
+    expect(triggered.json).toMatchObject({
+      delivery: { status: "delivered", attempt: { attempt: 1, url: ready.notifyUrl, httpStatus: 202 } }
+    })
 
     const line = await listener.waitForLine((l) => l.includes('"type":"callback"'), "the callback")
     const event = JSON.parse(line)

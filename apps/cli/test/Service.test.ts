@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Mock, merchantEnv, startMock } from "./support/Mock.js"
-import { freshConfigDir, pcJson } from "./support/Pc.js"
+import { freshConfigDir, pc, pcJson } from "./support/Pc.js"
 
 let mock: Mock
 let env: Record<string, string>
@@ -93,4 +93,20 @@ describe("pc orders, merchants, platform-keys, callbacks resend", () => {
     expect(list.json.find((k) => k.version === rotated.json.version)?.status).toBe("current")
     expect(list.json.length).toBeGreaterThanOrEqual(2)
   }, 240_000)
+
+  it("trigger waits for the first delivery attempt and says the merchant has no notify URL", async () => {
+    const triggered = await pcJson<{ status: string; delivery: { deliveryId: string; attempt: { url: null } } }>(
+      ["trigger", "order.expired"],
+      { env }
+    )
+    expect(triggered.code, triggered.stderr).toBe(0)
+    expect(triggered.json).toMatchObject({ status: "EXPIRED", delivery: { attempt: { attempt: 1, url: null } } })
+    const human = await pc(["trigger", "order.failed"], { env })
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(/^triggered order\.failed: order PC\S+ .* is FAILED$/m)
+    expect(human.stdout).toMatch(/^not delivered: the merchant has no notify URL$/m)
+    const quick = await pcJson<Record<string, unknown>>(["trigger", "order.paid", "--no-wait"], { env })
+    expect(quick.json.status).toBe("PAID")
+    expect(quick.json).not.toHaveProperty("delivery")
+  }, 120_000)
 })

@@ -1,6 +1,7 @@
-// `pc listen` in a real terminal (Debian's tmux): it shows that it is ready, prints a verified
-// order.paid readably when `pc trigger` moves an order, and stops on Ctrl-C. tmux comes from apt
-// when missing; without tmux and without apt the test is skipped, saying why.
+// `pc listen` in a real terminal (Debian's tmux): it shows that it is ready and a progress line
+// (spinner and counts), prints a verified order.paid readably above it when `pc trigger` moves an
+// order, and stops on Ctrl-C. tmux comes from apt when missing; without tmux and without apt the
+// test is skipped, saying why.
 import { execFileSync, spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Mock, startMock, testMerchant } from "./support/Mock.js"
@@ -30,6 +31,7 @@ afterAll(async () => {
   await mock?.close()
 })
 
+const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 const screen = () => tmux("capture-pane", "-p", "-t", session)
 
 const waitForScreen = async (match: RegExp, what: string) => {
@@ -42,7 +44,7 @@ const waitForScreen = async (match: RegExp, what: string) => {
 }
 
 describe.skipIf(missing !== undefined)(`pc listen in tmux${missing ? ` (skipped: ${missing})` : ""}`, () => {
-  it("shows Ready!, then a verified order.paid, and stops on Ctrl-C", async () => {
+  it("shows Ready! and a turning progress line, then a verified order.paid above it, and stops on Ctrl-C", async () => {
     const env = { PC_CONFIG_DIR: freshConfigDir(), PC_BASE_URL: mock.url, PC_APP_KEY: testMerchant.appKey }
     const [command, args] = pcCommand(["listen"])
     const line = [
@@ -56,6 +58,12 @@ describe.skipIf(missing !== undefined)(`pc listen in tmux${missing ? ` (skipped:
     tmux("set-option", "-t", session, "remain-on-exit", "on")
     tmux("respawn-pane", "-k", "-t", session, line)
     await waitForScreen(/Ready! listening on http:\/\/127\.0\.0\.1:\d+\//, "Ready!")
+    // The progress line: a spinner below the output, turning (another frame seen), with the counts.
+    const waiting = " waiting for callbacks: 0 verified, 0 refused \\(Ctrl-C to stop\\)"
+    const first = new RegExp(`([${frames}])${waiting}`).exec(
+      await waitForScreen(new RegExp(`[${frames}]${waiting}`), "the spinner")
+    )![1]!
+    await waitForScreen(new RegExp(`[${frames.replace(first, "")}]${waiting}`), "the spinner turning")
 
     const keyFile = `${freshConfigDir()}/merchant-private.pem`
     const { writeFileSync } = await import("node:fs")
@@ -64,8 +72,18 @@ describe.skipIf(missing !== undefined)(`pc listen in tmux${missing ? ` (skipped:
       env: { ...env, PC_KEY_FILE: keyFile }
     })
     expect(triggered.code, triggered.stderr).toBe(0)
+    // pc trigger waited for the delivery and reports the listener's answer.
+    expect(triggered.json).toMatchObject({ delivery: { status: "delivered", attempt: { httpStatus: 200 } } })
     const shown = await waitForScreen(new RegExp(`order\\.paid ${triggered.json.orderSn} .* verified`), "the callback")
     expect(shown).toMatch(/10\.00 USD key v1 verified \[answered 200\]/)
+    // The callback line stays whole above the progress line, which now counts it.
+    await waitForScreen(new RegExp(`[${frames}] waiting for callbacks: 1 verified, 0 refused`), "the count")
+    const lines = screen().split("\n")
+    const callbackRow = lines.findIndex((row) => row.includes(triggered.json.orderSn))
+    expect(lines[callbackRow]).toMatch(/verified \[answered 200\]\s*$/)
+    expect(lines.slice(callbackRow + 1).join("\n")).toMatch(
+      new RegExp(`^\\s*[${frames}] waiting for callbacks: 1 verified`)
+    )
 
     tmux("send-keys", "-t", session, "C-c")
     for (let i = 0; i < 300 && tmux("list-panes", "-t", session, "-F", "#{pane_dead}").trim() !== "1"; i++) {

@@ -3,7 +3,8 @@
  * merchant's notify URL, verifies each callback with `@pc/client`'s verifier and the platform keys
  * from the mock, prints it, and with `--forward-to` passes the exact bytes and headers on to the
  * merchant's own endpoint, answering the mock with that endpoint's status so retries behave as in
- * production.
+ * production. `--trigger EVENT` produces one callback once the listener is registered (as
+ * `pc trigger` does), so a first verified callback takes one command.
  */
 import { Command, Options } from "@effect/cli"
 import type { Callback } from "@pc/client"
@@ -12,13 +13,16 @@ import type * as Wire from "@pc/core/Wire"
 import { Effect, Exit, Option } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { using } from "../MockAdmin.js"
-import { type CliFailure, colour, json, line, note, usage } from "../Output.js"
+import { type CliFailure, colour, json, usage } from "../Output.js"
 import { platformKeyRing, verifyCallback } from "../PlatformKeys.js"
-import { flags, requireAppKey, type Settings, withSettings } from "../Settings.js"
+import { progressLine } from "../Progress.js"
+import { flags, requireAppKey, requireKeyFile, type Settings, withSettings } from "../Settings.js"
+import { eventMoves, type Triggered, triggerEvent, triggeredOrderDefaults } from "../TriggerEvent.js"
+import { triggeredLines } from "./trigger.js"
 
-const eventTypes = ["order.paid", "order.failed", "order.expired"] as const
+const eventTypes = eventMoves.map(([eventType]) => eventType)
 
-/** One line of `pc listen --json`: the listener is ready, or one callback arrived. */
+/** One line of `pc listen --json`: the listener is ready, `--trigger` moved an order, or one callback arrived. */
 export type ListenEvent =
   | {
       readonly type: "ready"
@@ -28,6 +32,7 @@ export type ListenEvent =
       readonly environment: string
       readonly forwardTo: string | null
     }
+  | ({ readonly type: "triggered" } & Triggered)
   | {
       readonly type: "callback"
       readonly verdict: "verified" | "refused" | "skipped"
@@ -120,6 +125,14 @@ const options = {
     Options.optional,
     Options.withDescription("register this URL instead of the listener's own (a tunnel in front of it)")
   ),
+  trigger: Options.choiceWithValue("trigger", eventMoves).pipe(
+    Options.optional,
+    Options.withDescription(
+      "once listening, create and move an order so one such callback arrives (as pc trigger does); needs the key file"
+    )
+  ),
+  keyFile: flags.keyFile,
+  keyVersion: flags.keyVersion,
   json
 }
 
@@ -149,9 +162,23 @@ export const listen = Command.make(
       if (forwardTo !== undefined && !/^https?:\/\//.test(forwardTo)) {
         return yield* usage(`--forward-to must be an http(s) URL, not ${JSON.stringify(forwardTo)}`)
       }
+      // --trigger signs a create-order: say now, not after the listener is up, that no key is set.
+      if (Option.isSome(o.trigger)) yield* requireKeyFile(settings)
       let keys = yield* fetchPlatformKeys(settings)
-      const emit = (event: ListenEvent) =>
-        process.stdout.write(`${o.json ? JSON.stringify(event) : event.type === "callback" ? humanLine(event) : ""}\n`)
+      const progress = yield* progressLine("starting the listener", o)
+      const counts = { verified: 0, refused: 0, skipped: 0 }
+      const waiting = () =>
+        `waiting for callbacks: ${counts.verified} verified, ${counts.refused} refused` +
+        `${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ""} (Ctrl-C to stop)`
+      const emit = (event: ListenEvent) => {
+        if (event.type === "callback") {
+          counts[event.verdict]++
+          progress.update(waiting())
+        }
+        if (o.json) progress.log(JSON.stringify(event))
+        else if (event.type === "callback") progress.log(humanLine(event))
+        else if (event.type === "triggered") for (const text of triggeredLines(event)) progress.log(text)
+      }
 
       const verify = async (input: Callback.CallbackInput) => {
         const attempt = () =>
@@ -292,23 +319,29 @@ export const listen = Command.make(
         environment: keys.environment,
         forwardTo: forwardTo ?? null
       }
-      if (o.json) yield* line(JSON.stringify(ready))
+      if (o.json) progress.log(JSON.stringify(ready))
       else {
-        yield* line(
+        progress.log(
           `${colour.green("Ready!")} listening on ${url} for ${keys.environment} callbacks of ${appKey}` +
             (forwardTo === undefined ? "" : `, forwarding to ${forwardTo}`)
         )
-        yield* line(
-          colour.dim(`notify URL set to ${notifyUrl}; trigger one with: pc trigger order.paid (Ctrl-C to stop)`)
+        progress.log(
+          colour.dim(
+            `notify URL set to ${notifyUrl}${Option.isSome(o.trigger) ? "" : "; trigger one with: pc trigger order.paid"} (Ctrl-C to stop)`
+          )
         )
       }
-      if (process.stderr.isTTY && !o.json) yield* note(colour.dim("waiting for callbacks..."))
+      if (Option.isSome(o.trigger)) {
+        progress.update("creating and moving an order")
+        emit({ type: "triggered", ...(yield* triggerEvent(settings, o.trigger.value, triggeredOrderDefaults)) })
+      }
+      progress.update(waiting())
       return yield* Effect.never
     }).pipe(Effect.scoped)
   )
 ).pipe(
   Command.withDescription(
     "Receive the mock's callbacks here: verify, print and optionally forward each one.\n" +
-      "Example: pc listen --forward-to http://localhost:3000/webhooks/payment"
+      "Example: pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid"
   )
 )

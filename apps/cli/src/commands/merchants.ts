@@ -1,12 +1,15 @@
 /**
  * `pc merchants create|show|keys add|keys disable`: the merchant and its public keys on the mock's
- * developer menu. `create` saves the new appKey in the profile when none is set there yet.
+ * developer menu. `create` registers a given public key or a key pair it makes (`--generate-key`), and
+ * saves the new appKey, key version, key file and mock URL in the profile.
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
+import { resolve } from "node:path"
 import { keyFile } from "../Input.js"
+import { type GeneratedKeyPair, generateKeyPair } from "../KeyFiles.js"
 import { using } from "../MockAdmin.js"
-import { colour, json, print } from "../Output.js"
+import { type CliFailure, colour, json, print, usage } from "../Output.js"
 import { flags, readProfile, requireAppKey, writeProfile, withSettings } from "../Settings.js"
 
 const create = Command.make(
@@ -14,7 +17,14 @@ const create = Command.make(
   {
     baseUrl: flags.baseUrl,
     publicKey: Options.file("public-key", { exists: "yes" }).pipe(
-      Options.withDescription("your SPKI public key (PEM)")
+      Options.optional,
+      Options.withDescription("your SPKI public key (PEM); or --generate-key")
+    ),
+    generateKey: Options.directory("generate-key").pipe(
+      Options.optional,
+      Options.withDescription(
+        "make a new key pair in this directory (as pc keys generate does) and register it; the private key file is saved in the profile"
+      )
     ),
     notifyUrl: Options.text("notify-url").pipe(Options.optional, Options.withDescription("where callbacks go")),
     keyFile: Options.text("key-file").pipe(
@@ -25,7 +35,8 @@ const create = Command.make(
   },
   withSettings((o, settings) =>
     Effect.gen(function* () {
-      const publicKeyPem = yield* keyFile(o.publicKey, "public key file")
+      const { publicKeyFile, privateKeyFile, generated } = yield* keysOf(o)
+      const publicKeyPem = yield* keyFile(publicKeyFile, "public key file")
       const merchant = yield* using(settings, (admin) =>
         admin.createMerchant({ publicKeyPem, notifyUrl: Option.getOrUndefined(o.notifyUrl) })
       )
@@ -36,20 +47,74 @@ const create = Command.make(
         "app-key": merchant.appKey,
         "key-version": String(merchant.keyVersion),
         "base-url": settings.baseUrl,
-        ...(Option.isSome(o.keyFile) ? { "key-file": o.keyFile.value } : {})
+        ...(privateKeyFile === undefined ? {} : { "key-file": privateKeyFile })
       })
-      yield* print(o.json, { ...merchant, profile: file }, (r) => [
+      yield* print(o.json, { ...merchant, ...(generated ?? {}), profile: file }, (r) => [
+        ...(generated === undefined
+          ? []
+          : [
+              `${colour.green("generated")} a ${generated.bits}-bit RSA key pair (fingerprint ${generated.fingerprint})`,
+              `private key (keep secret, mode 0600): ${generated.privateKeyFile}`,
+              `public key:                           ${generated.publicKeyFile}`
+            ]),
         `${colour.green("created")} merchant ${r.appKey} (key version ${r.keyVersion})`,
-        `saved as the profile's app-key in ${r.profile}`
+        `saved as the profile's app-key${privateKeyFile === undefined ? "" : " and key-file"} in ${r.profile}`,
+        colour.dim("next: pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid")
       ])
     })
   )
 ).pipe(
   Command.withDescription(
-    "Register a merchant on the mock with your public key; its appKey is saved in the profile.\n" +
-      "Example: pc merchants create --public-key ./keys/merchant-public.pem --key-file ./keys/merchant-private.pem"
+    "Register a merchant on the mock with your public key (or a key pair made here); appKey and key file are saved in the profile.\n" +
+      "Example: pc merchants create --generate-key ./keys"
   )
 )
+
+/** The public key to register and the private key file to save: given, or generated (never both). */
+const keysOf = (o: {
+  readonly publicKey: Option.Option<string>
+  readonly generateKey: Option.Option<string>
+  readonly keyFile: Option.Option<string>
+}): Effect.Effect<
+  {
+    readonly publicKeyFile: string
+    readonly privateKeyFile: string | undefined
+    readonly generated?: GeneratedKeyPair
+  },
+  CliFailure
+> => {
+  if (Option.isSome(o.generateKey)) {
+    if (Option.isSome(o.publicKey) || Option.isSome(o.keyFile)) {
+      return Effect.fail(
+        usage(
+          "--generate-key makes the key pair itself: give it alone, or --public-key with --key-file",
+          "pc merchants create --generate-key ./keys"
+        )
+      )
+    }
+    return Effect.map(
+      generateKeyPair(
+        o.generateKey.value,
+        2048,
+        `register the existing pair: pc merchants create --public-key ${o.generateKey.value}/merchant-public.pem --key-file ${o.generateKey.value}/merchant-private.pem, or give --generate-key another directory`
+      ),
+      (generated) => ({ publicKeyFile: generated.publicKeyFile, privateKeyFile: generated.privateKeyFile, generated })
+    )
+  }
+  if (Option.isNone(o.publicKey)) {
+    return Effect.fail(
+      usage(
+        "give --public-key FILE (with --key-file for its private half) or --generate-key DIR",
+        "pc merchants create --generate-key ./keys"
+      )
+    )
+  }
+  return Effect.succeed({
+    publicKeyFile: o.publicKey.value,
+    // The profile holds an absolute path, so commands run from another directory find the key.
+    privateKeyFile: Option.isSome(o.keyFile) ? resolve(o.keyFile.value) : undefined
+  })
+}
 
 const show = Command.make(
   "show",
@@ -108,9 +173,7 @@ const disable = Command.make(
 
 /** `pc merchants`. */
 export const merchants = Command.make("merchants").pipe(
-  Command.withDescription(
-    "Merchants on the mock.\nExample: pc merchants create --public-key ./keys/merchant-public.pem"
-  ),
+  Command.withDescription("Merchants on the mock.\nExample: pc merchants create --generate-key ./keys"),
   Command.withSubcommands([
     create,
     show,

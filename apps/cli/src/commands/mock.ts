@@ -128,4 +128,9 @@ export const mock = Command.make("mock", flags, (options) =>
     Effect.flatMap(serve),
     Effect.catchAll(report)
   )
-).pipe(Command.withDescription("Run the Merchant Payment Connect mock server"))
+).pipe(
+  Command.withDescription(
+    "Run the Merchant Payment Connect mock server (Ctrl-C, SIGINT or SIGTERM stops it).\n" +
+      "Example: pc mock --env production --port 4010"
+  )
+)

@@ -82,10 +82,14 @@ export interface Running {
 
 export const pcBackground = (
   args: ReadonlyArray<string>,
-  options: { readonly env?: Readonly<Record<string, string>> } = {}
+  options: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}
 ): Running => {
   const [command, argv] = pcCommand(args)
-  const child = spawn(command, argv, { cwd: ROOT, env: envOf(options.env ?? {}), stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(command, argv, {
+    cwd: options.cwd ?? ROOT,
+    env: envOf(options.env ?? {}),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let stdout = ""
   let stderr = ""
   const waiters = new Set<() => void>()

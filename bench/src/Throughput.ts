@@ -6,6 +6,7 @@
 // all-good run: hostile traffic must not slow the merchants who sign correctly.
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { floor } from "./Floor.js"
 import { atLeast, atMost, type SuiteResult } from "./Results.js"
 import { type Running, startBare, startMock, startPrism } from "./Servers.js"
 import { median, round } from "./Stats.js"
@@ -71,8 +72,10 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
       return result
     }
 
-    // Warm-up (JIT, SQLite pages, first-pass inserts), then the mock's settled memory.
-    for (const server of peers) await load(server, 32, 1)
+    // Warm-up (JIT, SQLite pages, first-pass inserts), then the mock's settled memory. The mock's is
+    // longer: its RSS rises for the first thousand-odd requests under 32 connections (heap and
+    // SQLite cache high-water marks) and is flat after, so a 1 s warm-up read that rise as growth.
+    for (const server of peers) await load(server, 32, server === mock ? options.seconds : 1)
     await mock.gc()
     const rssAfterWarmUp = mock.rssMb()
 
@@ -135,7 +138,12 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
         "x",
         "99th percentile latency of that run over the all-good run's; wrk times every request, so it is the p99 of all requests, 95% of them good (the refusals are no slower: they skip the insert)"
       ),
-      "mock RSS under load": atMost(mockMany.peakRssMb, 150, "MB", "largest RSS of the mock sampled during its runs"),
+      "mock RSS under load": atMost(
+        Math.max(mockMany.peakRssMb, summary(mixed).peakRssMb),
+        150,
+        "MB",
+        "largest RSS of the mock sampled during its 32-connection runs, all good and 5% bad"
+      ),
       "mock RSS change after many requests and a GC": atMost(
         mockRequests >= options.rssRequests ? rssChange : Number.POSITIVE_INFINITY,
         0.1,
@@ -153,9 +161,14 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
             )
           })
     }
+    // The mock is stopped (its database closed) before its file is used for the floor.
+    await mock.stop()
+    const limit = floor(join(options.dir, "throughput.sqlite"), summary(many.get("bare")!).cpuMsPerRequest)
     return {
       targets,
       figures: {
+        // What the mock/bare ratio could be at best: the bare server plus the storage it lacks.
+        floor: { ...limit, mockCpuMsPerRequest: mockMany.cpuMsPerRequest },
         connections32: Object.fromEntries(peers.map((s) => [s.name, summary(many.get(s.name)!)])),
         connections1: Object.fromEntries(peers.map((s) => [s.name, summary(one.get(s.name)!)])),
         badSignatures: { share: BAD_SHARE, connections32: summary(mixed) },

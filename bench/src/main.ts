@@ -58,12 +58,12 @@ const size = smoke
   : {
       pool: 1_200,
       rounds: 3,
-      seconds: 4,
+      seconds: 3,
       oneSeconds: 2,
       // 200,000 (the figure) would take 200-400 s at this machine's 500-1,000 creates/s, most of
-      // the 6-minute budget: 40,000 (every request of the suite counts) within 40 s of top-up.
-      rssRequests: 40_000,
-      rssMaxSeconds: 40,
+      // the 6-minute budget: 30,000 (every request of the suite counts) within 30 s of top-up.
+      rssRequests: 30_000,
+      rssMaxSeconds: 30,
       spawns: 5,
       seeded: 1_000_000,
       pending: 10_000,

@@ -44,3 +44,16 @@ export const signOrders = (count: number, tag: string): ReadonlyArray<SignedOrde
     return { body, headers: signCreate(body, key, 240_000) }
   })
 }
+
+/**
+ * The same pool with every `every`-th order's signature broken (one Base64 character changed, so it
+ * is still well-formed and the server does the whole verification to refuse it): the load run with
+ * 5% bad signatures uses `every` = 20.
+ */
+export const withBadSignatures = (orders: ReadonlyArray<SignedOrder>, every: number): ReadonlyArray<SignedOrder> =>
+  orders.map((order, i) => {
+    if (i % every !== every - 1) return order
+    const signature = order.headers["x-r-signature"]!
+    const flipped = `${signature[0] === "A" ? "B" : "A"}${signature.slice(1)}`
+    return { body: order.body, headers: { ...order.headers, "x-r-signature": flipped } }
+  })

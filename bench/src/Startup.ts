@@ -3,7 +3,7 @@
 // floor (Node itself and the loader) that no mock can beat.
 import { atMost, type SuiteResult } from "./Results.js"
 import { startBare, startMock } from "./Servers.js"
-import { median, round } from "./Stats.js"
+import { median, round, spread } from "./Stats.js"
 
 export const startupSuite = async (options: {
   readonly spawns: number
@@ -33,10 +33,17 @@ export const startupSuite = async (options: {
         500,
         "ms",
         `median of ${options.spawns} spawns on :memory:${options.warmUp ? ", after one unmeasured start" : ""}`
+      ),
+      "mock idle RSS": atMost(
+        median(idleRssMb),
+        150,
+        "MB",
+        "RSS of the mock on :memory: half a second after it is ready and a GC, median of the spawns"
       )
     },
     figures: {
       mockReadyMs: mockMs.map((ms) => round(ms, 0)),
+      mockReadySpread: { ...spread(mockMs), relative: round(spread(mockMs).relative, 2) },
       bareReadyMs: bareMs.map((ms) => round(ms, 0)),
       mockIdleRssMb: round(median(idleRssMb), 1)
     }

@@ -4,7 +4,7 @@
  */
 import type { Crypto } from "@pc/core"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
-import { Clock, Context, Effect, Layer, Ref } from "effect"
+import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
 import { MockConfig } from "../Config.js"
 import type { PlatformKey } from "../store/PlatformKeyStore.js"
 import { Store } from "../store/Store.js"
@@ -39,14 +39,23 @@ export const make = Effect.gen(function* () {
       (signer): CurrentPlatformKey => ({ version: key.version, signer })
     )
 
+  // A new environment's first key pair (RSA 2048) keeps a thread-pool thread busy for 50-500 ms: it is
+  // made in the background from here, so the mock listens meanwhile, and whatever signs or lists
+  // keys waits for it (`ready`). On a known environment this is only the import of the stored key.
   const existing = (yield* store.platformKeys).find((key) => key.status === "current")
-  const initial =
-    existing ??
-    (yield* Effect.gen(function* () {
-      const pair = yield* Effect.promise(() => KeyPair.generate(2048))
-      return yield* store.currentPlatformKey({ ...pair, nowMs: yield* Clock.currentTimeMillis })
-    }))
-  const current = yield* Ref.make(yield* load(initial))
+  const ready = yield* Effect.cached(
+    Effect.flatMap(
+      existing !== undefined
+        ? Effect.succeed(existing)
+        : Effect.gen(function* () {
+            const pair = yield* Effect.promise(() => KeyPair.generate(2048))
+            return yield* store.currentPlatformKey({ ...pair, nowMs: yield* Clock.currentTimeMillis })
+          }),
+      load
+    ).pipe(Effect.orDie)
+  )
+  yield* Effect.forkScoped(ready)
+  const rotated = yield* Ref.make(Option.none<CurrentPlatformKey>())
   const signers = new Map<number, CurrentPlatformKey>()
 
   const publish = (key: PlatformKey): PublishedPlatformKey => ({
@@ -62,20 +71,24 @@ export const make = Effect.gen(function* () {
      * there it is read from the database each time (its signer imported once per version).
      */
     current: store.shared
-      ? Effect.flatMap(Effect.orDie(store.platformKeys), (keys) => {
+      ? Effect.flatMap(Effect.zipRight(ready, Effect.orDie(store.platformKeys)), (keys) => {
           const key = keys.find((k) => k.status === "current")!
           const cached = signers.get(key.version)
           if (cached !== undefined) return Effect.succeed(cached)
           return Effect.tap(load(key), (loaded) => Effect.sync(() => signers.set(key.version, loaded)))
         })
-      : Ref.get(current),
+      : Effect.flatMap(Ref.get(rotated), Option.match({ onNone: () => ready, onSome: Effect.succeed })),
     /** Every platform key of this environment, public parts only. */
-    list: Effect.map(store.platformKeys, (keys) => keys.map(publish)),
+    list: Effect.zipRight(
+      ready,
+      Effect.map(store.platformKeys, (keys) => keys.map(publish))
+    ),
     /** Makes a new key current; the previous one stays published. */
     rotate: lock.withPermits(1)(
       Effect.gen(function* () {
+        yield* ready
         const key = yield* generate
-        yield* Ref.set(current, yield* load(key))
+        yield* Ref.set(rotated, Option.some(yield* load(key)))
         yield* Effect.logInfo("platform key rotated").pipe(Effect.annotateLogs({ version: key.version }))
         return publish(key)
       })
@@ -87,5 +100,5 @@ export class PlatformKeys extends Context.Tag("mock-server/PlatformKeys")<
   PlatformKeys,
   Effect.Effect.Success<typeof make>
 >() {
-  static readonly layer = Layer.effect(PlatformKeys, make)
+  static readonly layer = Layer.scoped(PlatformKeys, make)
 }

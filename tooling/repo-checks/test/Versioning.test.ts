@@ -38,6 +38,10 @@ it("a minor change of @pc/core: core gets the minor, each dependent a patch, eve
   const before = Object.fromEntries(Object.entries(publicPackages).map(([name, dir]) => [name, versionOf(dir)]))
   writeFileSync(join(copy, ".changeset/core-minor.md"), '---\n"@pc/core": minor\n---\n\nA new helper.\n')
 
+  // `pnpm version-packages` is `changeset version`: run that, with the CLI this package installs.
+  const scripts = (JSON.parse(readFileSync(join(copy, "package.json"), "utf8")) as { scripts: Record<string, string> })
+    .scripts
+  expect(scripts["version-packages"]).toBe("changeset version")
   const changeset = createRequire(import.meta.url).resolve("@changesets/cli/bin.js")
   execFileSync(process.execPath, [changeset, "version"], { cwd: copy, stdio: "ignore" })
 
@@ -61,4 +65,19 @@ it("a minor change of @pc/core: core gets the minor, each dependent a patch, eve
     expect(readFileSync(join(copy, dir, "CHANGELOG.md"), "utf8")).toContain(`## ${versionOf(dir)}`)
   }
   expect(readFileSync(join(copy, "packages/core/CHANGELOG.md"), "utf8")).toContain("A new helper.")
+  // Each dependent of core records the new core version; its range stays `workspace:^`, which pnpm
+  // publishes as `^<that version>` (the registry test checks the published ranges).
+  const core = versionOf("packages/core")
+  for (const name of ["@pc/crypto-node", "@pc/crypto-web", "@pc/client", "@pc/mock-server", "@pc/cli"] as const) {
+    const dir = publicPackages[name]
+    const manifest = JSON.parse(readFileSync(join(copy, dir, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>
+      peerDependencies?: Record<string, string>
+    }
+    expect(manifest.dependencies?.["@pc/core"], name).toBe("workspace:^")
+    expect(manifest.peerDependencies?.["@pc/core"], `${name} has @pc/core as a peer`).toBeUndefined()
+    expect(readFileSync(join(copy, dir, "CHANGELOG.md"), "utf8"), name).toMatch(
+      new RegExp(`Updated dependencies[\\s\\S]*@pc/core@${core.replace(/\./g, "\\.")}`)
+    )
+  }
 })

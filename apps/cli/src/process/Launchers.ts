@@ -48,6 +48,14 @@ export const launchers = (): ReadonlyArray<Launcher> => {
   return chain
 }
 
+/**
+ * The launchers as they were when this module loaded, at the start of the process. The watch begins
+ * only once the mock listens (seconds later on a loaded machine): a launcher that ended before then
+ * (`kill` during start-up, or right after the ready line) is missing from a chain read at that point,
+ * so nothing would ever stop the mock. Read here, its end is seen at the watch's first check.
+ */
+const atStart = launchers()
+
 /** Whether a launcher recorded by {@link launchers} has ended (or its pid now names another process). */
 export const isGone = (recorded: Launcher): boolean => {
   if (recorded.startedAt === "") return process.ppid !== recorded.pid
@@ -55,7 +63,8 @@ export const isGone = (recorded: Launcher): boolean => {
 }
 
 /**
- * Calls `onGone` once, soon after any process that launched this one has ended. Returns a function
+ * Calls `onGone` once, soon after any process that launched this one (as of the process's start) has
+ * ended, also one that ended before the call. Returns a function
  * that stops watching. The check runs on an unref'd timer: it never keeps the process alive.
  *
  * @example
@@ -64,7 +73,7 @@ export const isGone = (recorded: Launcher): boolean => {
  * ```
  */
 export const whenLaunchersGone = (onGone: () => void, intervalMs = 250): (() => void) => {
-  const recorded = launchers()
+  const recorded = atStart
   const timer = setInterval(() => {
     if (recorded.some(isGone)) {
       clearInterval(timer)

@@ -3,38 +3,26 @@
 // receiver gets the exact bytes and signature headers the mock sent; the mock records the
 // receiver's status as the delivery's.
 import { mkdtempSync } from "node:fs"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Mock, startMock } from "./support/Mock.js"
 import { freshConfigDir, pcBackground, pcJson, type Running } from "./support/Pc.js"
+import { type Receiver, startReceiver } from "./support/Receiver.js"
 
 let mock: Mock
-let receiver: Server
-let receiverUrl: string
-const received: Array<{ readonly headers: IncomingHttpHeaders; readonly body: Buffer }> = []
+let receiver: Receiver
 let listener: Running | undefined
 
 beforeAll(async () => {
   // Production checks every signature: the merchant's key and the CLI's signing are really exercised.
   mock = await startMock({ environment: "production" })
-  receiver = createServer((request, response) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks) })
-      response.writeHead(202, { "content-type": "application/json" }).end('{"ok":true}')
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
-  const address = receiver.address()
-  receiverUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/webhooks`
+  receiver = await startReceiver(202, "/webhooks")
 }, 60_000)
 
 afterAll(async () => {
   listener?.child.kill("SIGKILL")
-  await new Promise<void>((resolve) => receiver?.close(() => resolve()))
+  await receiver?.close()
   await mock?.close()
 })
 
@@ -55,9 +43,9 @@ describe("journey", () => {
     expect(merchant.code, merchant.stderr).toBe(0)
     expect(merchant.json.keyVersion).toBe(1)
 
-    listener = pcBackground(["listen", "--forward-to", receiverUrl, "--json"], { env })
+    listener = pcBackground(["listen", "--forward-to", receiver.url, "--json"], { env })
     const ready = JSON.parse(await listener.waitForLine((l) => l.includes('"type":"ready"'), "ready"))
-    expect(ready).toMatchObject({ appKey: merchant.json.appKey, environment: "production", forwardTo: receiverUrl })
+    expect(ready).toMatchObject({ appKey: merchant.json.appKey, environment: "production", forwardTo: receiver.url })
 
     const triggered = await pcJson<{ orderSn: string; status: string }>(["trigger", "order.paid"], { env })
     expect(triggered.code, triggered.stderr).toBe(0)
@@ -76,18 +64,18 @@ describe("journey", () => {
       amount: "10.00",
       currency: "USD",
       keyVersion: "1",
-      forwarded: { url: receiverUrl, status: 202 },
+      forwarded: { url: receiver.url, status: 202 },
       answered: 202
     })
 
     // The receiver got the mock's bytes exactly, with the signature headers.
     const deliveries = await fetch(`${mock.url}/dev/callbacks?orderSn=${triggered.json.orderSn}`).then((r) => r.json())
     const delivery = deliveries.data[0]
-    expect(received).toHaveLength(1)
-    expect(received[0]!.body.toString("utf8")).toBe(delivery.body)
-    expect(received[0]!.headers["x-r-signature"]).toMatch(/^[A-Za-z0-9+/]+=*$/)
-    expect(received[0]!.headers["x-r-key-version"]).toBe("1")
-    expect(received[0]!.headers["content-type"]).toBe("application/json")
+    expect(receiver.received).toHaveLength(1)
+    expect(receiver.received[0]!.body.toString("utf8")).toBe(delivery.body)
+    expect(receiver.received[0]!.headers["x-r-signature"]).toMatch(/^[A-Za-z0-9+/]+=*$/)
+    expect(receiver.received[0]!.headers["x-r-key-version"]).toBe("1")
+    expect(receiver.received[0]!.headers["content-type"]).toBe("application/json")
     // The mock saw the receiver's answer, relayed by the listener.
     expect(delivery.attempts.map((a: { httpStatus: number }) => a.httpStatus)).toEqual([202])
     // --json: every stdout line of the listener is one JSON document.

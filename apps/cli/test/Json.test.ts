@@ -122,7 +122,21 @@ describe("--json", () => {
     await run(["callbacks", "resend", shown.callbacks[0]!.id])
     await run(["trigger", "order.paid"])
 
-    await stream(["listen"], (running) => running.waitForLine((line) => line.includes('"type":"ready"'), "ready"))
+    // listen --trigger: ready, then the trigger and its callback, each line a document of its type.
+    await stream(["listen", "--trigger", "order.paid"], async (running) => {
+      await running.waitForLine((line) => line.includes('"type":"callback"'), "the callback")
+      await running.waitForLine((line) => line.includes('"type":"triggered"'), "the trigger")
+      const types = running
+        .stdout()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).type)
+      // Earlier orders' callbacks, retried now that there is a notify URL, may come too (even
+      // between setting the notify URL and the ready line).
+      expect(types.filter((type) => type === "ready")).toHaveLength(1)
+      expect(types.filter((type) => type === "triggered")).toHaveLength(1)
+      expect(new Set(types)).toEqual(new Set(["ready", "triggered", "callback"]))
+    })
     await stream(["logs", "tail"], async (running) => {
       await tailing(running)
       await fetch(`${mock.url}/healthz`)

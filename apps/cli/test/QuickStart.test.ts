@@ -8,11 +8,11 @@
 import { createCallbackVerifier } from "@pc/client/promise"
 import { NodeCrypto } from "@pc/crypto-node"
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshConfigDir, pc, pcBackground, pcJson, ROOT, type Running } from "./support/Pc.js"
+import { type Receiver, startReceiver } from "./support/Receiver.js"
 
 /** The command lines of a README's `pc-quickstart` block, comments and the `npx` launcher left out. */
 const quickStart = (readme: string): Array<Array<string>> => {
@@ -36,23 +36,11 @@ const ENDPOINT = "http://localhost:3000/webhooks/payment"
 const controlCharacters = (text: string): Array<string> =>
   [...text].filter((c) => (c.charCodeAt(0) < 32 && c !== "\n") || c.charCodeAt(0) === 127)
 
-let receiver: Server
-let receiverUrl: string
-const received: Array<{ readonly headers: IncomingHttpHeaders; readonly body: Buffer }> = []
+let receiver: Receiver
 const running: Array<Running> = []
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks) })
-      response.writeHead(200, { "content-type": "application/json" }).end('{"received":true}')
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
-  const address = receiver.address()
-  receiverUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/webhooks/payment`
+  receiver = await startReceiver(200)
 })
 
 afterAll(async () => {
@@ -60,7 +48,7 @@ afterAll(async () => {
     process.child.kill("SIGTERM")
     await process.exited
   }
-  await new Promise<void>((resolve) => receiver?.close(() => resolve()))
+  await receiver?.close()
 })
 
 describe("the README's quick start", () => {
@@ -105,7 +93,7 @@ describe("the README's quick start", () => {
 
     // Then the listener, which triggers order.paid itself.
     const listener = pcBackground(
-      listenCommand.map((word) => (word === ENDPOINT ? receiverUrl : word)),
+      listenCommand.map((word) => (word === ENDPOINT ? receiver.url : word)),
       { cwd, env }
     )
     running.push(listener)
@@ -113,12 +101,13 @@ describe("the README's quick start", () => {
     const orderSn = /order (PC\S+)/.exec(triggered)![1]!
     const shown = await listener.waitForLine((line) => line.includes(` order.paid ${orderSn} `), "the callback")
     expect(shown).toMatch(/10\.00 USD key v1 verified -> \S+ 200 \[answered 200\]$/)
-    expect(shown).toContain(receiverUrl)
+    expect(shown).toContain(receiver.url)
 
     // The receiver got the bytes the mock signed and sent, with headers that verify.
     const deliveries = await fetch(`${mockUrl}/dev/callbacks?orderSn=${orderSn}`).then((r) => r.json())
-    expect(received).toHaveLength(1)
-    expect(received[0]!.body.toString("utf8")).toBe(deliveries.data[0].body)
+    expect(receiver.received).toHaveLength(1)
+    expect(receiver.received[0]!.headers["content-type"]).toBe("application/json")
+    expect(receiver.received[0]!.body.toString("utf8")).toBe(deliveries.data[0].body)
     const platformKeys = (await fetch(`${mockUrl}/dev/platform-keys`).then((r) => r.json())).data as Array<{
       version: number
       publicKeyPem: string
@@ -129,7 +118,10 @@ describe("the README's quick start", () => {
       crypto: NodeCrypto,
       platformKeys: { sandbox: Object.fromEntries(platformKeys.map((k) => [k.version, k.publicKeyPem])) }
     })
-    const event = await verifier.verifyCallback({ headers: received[0]!.headers, body: received[0]!.body })
+    const event = await verifier.verifyCallback({
+      headers: receiver.received[0]!.headers,
+      body: receiver.received[0]!.body
+    })
     expect(event).toMatchObject({ eventType: "order.paid", orderSn, amount: "10.00", currency: "USD" })
     expect(deliveries.data[0].attempts.map((a: { httpStatus: number }) => a.httpStatus)).toEqual([200])
 

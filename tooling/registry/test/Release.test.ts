@@ -149,11 +149,16 @@ describe("a release, published and installed by name", () => {
       cwd: dir,
       env: merchant
     })
-    const [, url] = await mock.waitForOutput(/listening on (http:\/\/\S+)/, "the ready line")
-    const health = (await (await fetch(`${url}/healthz`)).json()) as { code: string; data: { environment: string } }
-    expect(health).toMatchObject({ code: "SUCCESS", data: { environment: "production" } })
-    mock.child.kill("SIGTERM")
-    await until(async () => ((await accepting(port)) ? undefined : true), "the port did not close after SIGTERM")
+    try {
+      const [, url] = await mock.waitForOutput(/listening on (http:\/\/\S+)/, "the ready line")
+      const health = (await (await fetch(`${url}/healthz`)).json()) as { code: string; data: { environment: string } }
+      expect(health).toMatchObject({ code: "SUCCESS", data: { environment: "production" } })
+      // SIGTERM to npx alone: the mock behind it notices and closes its port.
+      mock.child.kill("SIGTERM")
+      await until(async () => ((await accepting(port)) ? undefined : true), "the port did not close after SIGTERM")
+    } finally {
+      mock.kill("SIGKILL")
+    }
   })
 
   it("the mock README's Jest recipe: globalSetup starts the mock, test files reach it, globalTeardown stops it", async () => {

@@ -42,10 +42,18 @@ let mirror: Mirror
 /** The environment of a merchant's commands: their own npmrc plus the @pc scope, this run's cache. */
 let merchant: NodeJS.ProcessEnv
 
-/** The user's npmrc as it is (machine settings such as `nodedir` stay), plus `lines`. */
+/**
+ * The user's npmrc (machine settings such as `nodedir` stay) without any credential in it, plus
+ * `lines`: no token of the user's is copied, or could reach the throwaway registry.
+ */
 const userNpmrc = (file: string, lines: ReadonlyArray<string>) => {
   const own = join(homedir(), ".npmrc")
-  const base = existsSync(own) ? `${readFileSync(own, "utf8").trimEnd()}\n` : ""
+  const kept = existsSync(own)
+    ? readFileSync(own, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "" && !/_auth|_password|token|certfile|keyfile/i.test(line))
+    : []
+  const base = kept.map((line) => `${line}\n`).join("")
   writeFileSync(join(work, file), `${base}${lines.join("\n")}\n`)
   return join(work, file)
 }

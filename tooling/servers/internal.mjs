@@ -2,20 +2,12 @@
 // child to say it is ready, and stopping it (also when the test process exits without stopping it).
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "@pc/test-support"
 
 /** A port that was free a moment ago (the caller retries when a server lost the race for it). */
-export const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
+export { freePort }
 
 export const tempDir = (prefix) => mkdtempSync(join(tmpdir(), prefix))
 

@@ -2,12 +2,12 @@
 // file inside this package, run with tsx in a child process against a real mock (sandbox, the
 // environment `pnpm mock` starts), and must print the order's checkout URL and the verified callback,
 // then exit by itself.
-import { spawn } from "node:child_process"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { blocksOf, type Finished, run as runCommand } from "@pc/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   devData,
@@ -24,10 +24,7 @@ import {
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const readme = readFileSync(join(packageDir, "README.md"), "utf8")
 
-const examples = [...readme.matchAll(/<!-- example: ([a-z-]+) -->\n```ts\n([\s\S]*?)\n```/g)].map(([, name, code]) => ({
-  name: name!,
-  code: code!
-}))
+const examples = blocksOf(readme, "example")
 
 const require = createRequire(import.meta.url)
 
@@ -38,38 +35,11 @@ const exampleFile = (name: string) => join(packageDir, `.readme-example-${name}.
 // dist/ (the exports map that serves them from dist/ is what `pnpm check-package` checks).
 const tsconfig = join(tmpdir(), `pc-client-readme-${process.pid}.tsconfig.json`)
 
-interface Run {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
 // timeoutMs is a cap for a hung child, not a speed bound: at a load of 20 on 2 cores tsc took over 50 s
-// and an example over 25 s before printing anything.
-const run = (args: ReadonlyArray<string>, env: Record<string, string>, timeoutMs: number): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: packageDir,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8")
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8")
-    })
-    // An example that does not end by itself is a failure: killed, and reported with its output.
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
-    child.on("error", reject)
-    child.on("close", (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code, signal, stdout, stderr })
-    })
-  })
+// and an example over 25 s before printing anything. An example that does not end by itself is a
+// failure: killed, and reported with its output.
+const run = (args: ReadonlyArray<string>, env: Record<string, string>, timeoutMs: number): Promise<Finished> =>
+  runCommand(process.execPath, args, { cwd: packageDir, env: { ...process.env, ...env }, timeoutMs })
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -105,7 +75,7 @@ describe("README examples", () => {
   it("are exactly the effect and promise blocks, each under 30 lines", () => {
     expect(examples.map((e) => e.name)).toEqual(["effect", "promise"])
     for (const { code } of examples) {
-      expect(code.split("\n").length).toBeLessThan(30)
+      expect(code.trimEnd().split("\n").length).toBeLessThan(30)
       expect(code).toContain('process.env.PC_BASE_URL ?? "http://127.0.0.1:4010"')
       expect(code).toContain(TEST_MERCHANT_APP_KEY)
     }
@@ -127,7 +97,7 @@ describe("README examples", () => {
     async ({ name, code }) => {
       const file = exampleFile(name)
       writeFileSync(file, code)
-      let result: Run
+      let result: Finished
       try {
         result = await run(
           ["--import", "tsx", file],

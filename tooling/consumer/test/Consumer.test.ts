@@ -1,20 +1,28 @@
 // A merchant's own project, for real: every public package packed, installed with npm into an
-// `npm init -y` project outside the workspace, and used exactly as the READMEs say: `npx pc`,
-// `startMock()` in a vitest suite, the client's README examples as pasted, `require` from CommonJS,
-// type-checking under NodeNext and Bundler, and each package alone with its README's install line.
+// `npm init -y` project outside the workspace, and used exactly as the READMEs say: `npx pc`, the
+// mock README's vitest recipe (`startMock()` as a globalSetup), the client's README examples as
+// pasted, `require` from CommonJS, type-checking under NodeNext and Bundler, and each package alone
+// with its README's install line. One npm cache for the run; every process killed at the end.
 import { readFileSync } from "node:fs"
-import { createConnection, createServer } from "node:net"
 import { join } from "node:path"
+import {
+  accepting,
+  background,
+  blocksOf,
+  freePort,
+  killAll,
+  npmInstallNames,
+  type Running,
+  until
+} from "@pc/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  background,
-  installLine,
+  env,
   internalClosure,
   newProject,
   npmInstall,
   ok,
   packAll,
-  readmeExample,
   readReadme,
   removeAll,
   run,
@@ -24,45 +32,32 @@ import {
 let tarballs: ReadonlyMap<string, string>
 let project: string
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-
-const accepting = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port })
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-  })
-
-const until = async <A>(probe: () => A | undefined | Promise<A | undefined>, what: string, timeoutMs = 60_000) => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+/** The block after `<!-- example: name -->` in a README. */
+const readmeExample = (readme: string, name: string): string => {
+  const found = blocksOf(readme, "example").find((block) => block.name === name)
+  if (found === undefined) throw new Error(`no example "${name}"`)
+  return found.code
 }
 
 /** `npx pc mock` in `dir` on a free port, resolved once it prints its ready line. */
 const startPcMock = async (dir: string, args: ReadonlyArray<string>) => {
   const port = await freePort()
-  const mock = background("npx", ["pc", "mock", "--port", String(port), "--db", ":memory:", ...args], dir)
-  const url = await until(() => {
-    if (mock.child.exitCode !== null) throw new Error(`pc mock exited:\n${mock.output()}`)
-    return /listening on (http:\/\/\S+)/.exec(mock.output())?.[1]
-  }, "pc mock did not get ready")
-  return { ...mock, port, url }
+  const mock = background("npx", ["pc", "mock", "--port", String(port), "--db", ":memory:", ...args], {
+    cwd: dir,
+    env: env()
+  })
+  const [, url] = await mock.waitForOutput(/listening on (http:\/\/\S+)/, "pc mock's ready line")
+  return { ...mock, port, url: url! }
+}
+
+/**
+ * One sandbox `npx pc mock` for the README examples (each creates its own order and sets the notify
+ * URL it listens on, one after the other), started when the first needs it, killed with the rest.
+ */
+let sandbox: Promise<Running & { readonly url: string }> | undefined
+const sandboxMock = () => {
+  sandbox ??= startPcMock(project, [])
+  return sandbox
 }
 
 /** The environment the client README's examples read, for a mock at `url`. */
@@ -79,10 +74,46 @@ const exampleEnv = async (dir: string, url: string) => {
   }
 }
 
-afterAll(removeAll)
+/** A new project with only a README's install line, the @pc names served from their tarballs. */
+const alone = async (readmePath: string) => {
+  const readme = readReadme(readmePath)
+  const names = npmInstallNames(readme)
+  const internal = internalClosure(
+    tarballs,
+    names.filter((name) => name.startsWith("@pc/"))
+  )
+  const dir = await newProject(names[0]!.replace(/\W+/g, "-"))
+  await npmInstall(dir, [...internal.map((name) => tarballs.get(name)!), ...names.filter((n) => !n.startsWith("@pc/"))])
+  return { dir, readme }
+}
+
+const ALONE = [
+  "packages/core/README.md",
+  "packages/crypto-node/README.md",
+  "packages/crypto-web/README.md",
+  "packages/client/README.md",
+  "apps/mock-server/README.md",
+  "apps/cli/README.md"
+] as const
+/** Each package's own project, installed while the main project's checks run (npm's cache is shared and safe). */
+let aloneProjects: Map<(typeof ALONE)[number], Promise<{ dir: string; readme: string }>>
+
+afterAll(async () => {
+  // Every process a test started, also when an assertion failed before it stopped its own.
+  killAll()
+  await removeAll()
+})
+
+/** Prints how long a step took (the test's own record of where its time goes). */
+const timed = async <A>(what: string, step: () => Promise<A>): Promise<A> => {
+  const started = Date.now()
+  const result = await step()
+  console.log(`${what}: ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  return result
+}
 
 beforeAll(async () => {
-  tarballs = packAll()
+  tarballs = await timed("pack every public package", packAll)
   expect([...tarballs.keys()].sort()).toEqual([
     "@pc/cli",
     "@pc/client",
@@ -91,16 +122,21 @@ beforeAll(async () => {
     "@pc/crypto-web",
     "@pc/mock-server"
   ])
+  aloneProjects = new Map(ALONE.map((readme) => [readme, alone(readme)]))
+  // Awaited by their tests; a failure is reported there, not as an unhandled rejection here.
+  for (const installing of aloneProjects.values()) installing.catch(() => {})
   project = await newProject("main")
-  await npmInstall(project, [
-    ...tarballs.values(),
-    "effect@^3.22.4",
-    "@effect/platform@^0.97.2",
-    "vitest@~3.2.7",
-    "tsx@^4.20.0",
-    "typescript@~5.9.3",
-    "@types/node@^20.19.0"
-  ])
+  await timed("npm i of the main project (the six packs, effect, vitest, tsx, typescript)", () =>
+    npmInstall(project, [
+      ...tarballs.values(),
+      "effect@^3.22.4",
+      "@effect/platform@^0.97.2",
+      "vitest@~3.2.7",
+      "tsx@^4.20.0",
+      "typescript@~5.9.3",
+      "@types/node@^20.19.0"
+    ])
+  )
 })
 
 describe("a merchant's project with every package installed from its tarball", () => {
@@ -112,55 +148,63 @@ describe("a merchant's project with every package installed from its tarball", (
 
   it("npx pc mock --env production serves /healthz and stops on SIGTERM", async () => {
     const mock = await startPcMock(project, ["--env", "production"])
-    const health = (await (await fetch(`${mock.url}/healthz`)).json()) as {
-      code: string
-      data: { environment: string }
+    try {
+      const health = (await (await fetch(`${mock.url}/healthz`)).json()) as {
+        code: string
+        data: { environment: string }
+      }
+      expect(health).toMatchObject({ code: "SUCCESS", data: { environment: "production" } })
+      // SIGTERM to npx alone (not its group): the mock behind it must notice and close its port.
+      mock.child.kill("SIGTERM")
+      await until(async () => ((await accepting(mock.port)) ? undefined : true), "the port did not close", {
+        timeoutMs: 60_000
+      })
+      await mock.exited
+    } finally {
+      mock.kill("SIGKILL")
     }
-    expect(health).toMatchObject({ code: "SUCCESS", data: { environment: "production" } })
-    mock.child.kill("SIGTERM")
-    await until(async () => ((await accepting(mock.port)) ? undefined : true), "the port did not close", 10_000)
-    // npx itself ends by the signal (no exit code); the mock behind it closed its port above.
-    await mock.exited
   })
 
-  it("a vitest file creates an order with the Promise facade against startMock() and verifies its order.paid", async () => {
+  it("the mock README's vitest recipe (globalSetup): a test creates an order with the Promise facade and verifies its order.paid", async () => {
+    const recipes = blocksOf(readReadme("apps/mock-server/README.md"), "recipe").filter(({ name }) =>
+      name.startsWith("vitest-")
+    )
+    expect(recipes.map(({ name }) => name)).toEqual(["vitest-config", "vitest-setup"])
+    // Each block's first line names its file: `// test/mock.global.ts`.
+    for (const { code } of recipes) write(project, /^\/\/ ([\w./-]+)/.exec(code)![1]!, code)
     write(
       project,
-      "order.test.mjs",
+      "test/order.test.ts",
       `import { createPaymentClient } from "@pc/client/promise"
-import { startMock } from "@pc/mock-server"
 import { createServer } from "node:http"
-import { afterAll, beforeAll, expect, it } from "vitest"
-
-let mock
-beforeAll(async () => { mock = await startMock({ environment: "production" }) })
-afterAll(() => mock.close())
+import { expect, inject, it } from "vitest"
 
 it("creates an order and receives its verified order.paid", async () => {
-  const keys = await (await fetch(mock.url + "/dev/platform-keys")).json()
-  const { appKey, keyVersion, privateKeyPem } = mock.testMerchant
+  const url = inject("mockUrl")
+  const { appKey, keyVersion, privateKeyPem } = inject("testMerchant")
+  const keys = await (await fetch(url + "/dev/platform-keys")).json()
   const client = await createPaymentClient({
-    environment: "production", baseUrl: mock.url, appKey,
+    environment: "sandbox", baseUrl: url, appKey,
     privateKeys: { [keyVersion]: privateKeyPem },
-    callbacks: { platformKeys: { production: { 1: keys.data[0].publicKeyPem } } }
+    callbacks: { platformKeys: { sandbox: { 1: keys.data[0].publicKeyPem } } }
   })
-  let paid
+  let paid: (event: unknown) => void = () => {}
   const received = new Promise((resolve) => { paid = resolve })
   const server = createServer(client.nodeCallbackHandler(async (event) => paid(event)))
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const notifyUrl = "http://127.0.0.1:" + server.address().port + "/callbacks"
-  await fetch(mock.url + "/dev/merchants/" + appKey + "/notify-url", {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const notifyUrl = "http://127.0.0.1:" + (server.address() as { port: number }).port + "/callbacks"
+  await fetch(url + "/dev/merchants/" + appKey + "/notify-url", {
     method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ notifyUrl })
   })
   const order = await client.createOrder({ orderId: "consumer-" + Date.now(), amount: "12.34", currency: "USD" })
-  await fetch(mock.url + "/dev/orders/" + order.orderSn + "/pay", { method: "POST" })
+  await fetch(url + "/dev/orders/" + order.orderSn + "/pay", { method: "POST" })
   const event = await received
   server.close()
   expect(event).toMatchObject({ eventType: "order.paid", orderSn: order.orderSn, amount: "12.34", currency: "USD" })
 })
 `
     )
-    const vitest = await run("npx", ["vitest", "run", "order.test.mjs"], project, { timeoutMs: 120_000 })
+    const vitest = await run("npx", ["vitest", "run", "test/order.test.ts"], project, { timeoutMs: 180_000 })
     expect(vitest.stdout + vitest.stderr).toMatch(/1 passed/)
     expect(vitest.code).toBe(0)
   })
@@ -168,19 +212,14 @@ it("creates an order and receives its verified order.paid", async () => {
   it.each(["effect", "promise"])(
     "the client README's %s example runs as pasted (example.mts, npx tsx)",
     async (name) => {
-      const mock = await startPcMock(project, [])
-      try {
-        write(project, `example-${name}.mts`, readmeExample(readReadme("packages/client/README.md"), name))
-        const example = await run("npx", ["tsx", `example-${name}.mts`], project, {
-          env: await exampleEnv(project, mock.url),
-          timeoutMs: 60_000
-        })
-        expect(example.stdout + example.stderr).toMatch(/callback verified:? .*order\.paid/)
-        expect(example.code).toBe(0)
-      } finally {
-        mock.child.kill("SIGTERM")
-        await mock.exited
-      }
+      const mock = await sandboxMock()
+      write(project, `example-${name}.mts`, readmeExample(readReadme("packages/client/README.md"), name))
+      const example = await run("npx", ["tsx", `example-${name}.mts`], project, {
+        env: await exampleEnv(project, mock.url),
+        timeoutMs: 120_000
+      })
+      expect(example.stdout + example.stderr).toMatch(/callback verified:? .*order\.paid/)
+      expect(example.code).toBe(0)
     }
   )
 
@@ -196,10 +235,7 @@ console.log(typeof createPaymentClient, typeof SignatureRejectedError)
     expect(required.stdout.trim()).toBe("function function")
   })
 
-  it.each([
-    ["NodeNext", "NodeNext"],
-    ["ESNext", "Bundler"]
-  ])("TypeScript type-checks the public entries under module %s, moduleResolution %s", async (module, resolution) => {
+  it("TypeScript type-checks the public entries under NodeNext and under Bundler (module ESNext)", async () => {
     write(
       project,
       "types.ts",
@@ -218,62 +254,52 @@ export const options: Pick<PaymentClientOptions, "environment"> = { environment:
 export const made = [createPaymentClient, PaymentClient.layer, NodeCrypto.importPrivateKey, WebCrypto.importPublicKey]
 `
     )
-    write(
-      project,
-      `tsconfig.${resolution}.json`,
-      JSON.stringify({
-        compilerOptions: {
-          module,
-          moduleResolution: resolution,
-          target: "ES2022",
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: ["node"]
-        },
-        files: ["types.ts"]
-      })
-    )
-    const tsc = await run("npx", ["tsc", "-p", `tsconfig.${resolution}.json`], project, { timeoutMs: 120_000 })
+    // Two independent tsc runs, side by side: each is one single-threaded process.
+    const check = async (module: string, resolution: string) => {
+      write(
+        project,
+        `tsconfig.${resolution}.json`,
+        JSON.stringify({
+          compilerOptions: {
+            module,
+            moduleResolution: resolution,
+            target: "ES2022",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ["node"]
+          },
+          files: ["types.ts"]
+        })
+      )
+      return run("npx", ["tsc", "-p", `tsconfig.${resolution}.json`], project, { timeoutMs: 240_000 })
+    }
+    const [nodeNext, bundler] = await Promise.all([check("NodeNext", "NodeNext"), check("ESNext", "Bundler")])
     // tsc reports type errors on stdout (stderr may carry npm's own warnings about its config).
-    expect(tsc.stdout).toBe("")
-    expect(tsc.code).toBe(0)
+    expect(nodeNext.stdout).toBe("")
+    expect(nodeNext.code).toBe(0)
+    expect(bundler.stdout).toBe("")
+    expect(bundler.code).toBe(0)
   })
 })
 
 describe("each package alone, with only its README's install line", () => {
-  /** A new project with the README's install line, the @pc names served from their tarballs. */
-  const alone = async (readmePath: string) => {
-    const readme = readReadme(readmePath)
-    const names = installLine(readme)
-    const internal = internalClosure(
-      tarballs,
-      names.filter((name) => name.startsWith("@pc/"))
-    )
-    const dir = await newProject(names[0]!.replace(/\W+/g, "-"))
-    await npmInstall(dir, [
-      ...internal.map((name) => tarballs.get(name)!),
-      ...names.filter((n) => !n.startsWith("@pc/"))
-    ])
-    return { dir, readme }
-  }
-
   it("@pc/core: its example runs without effect installed", async () => {
-    const { dir, readme } = await alone("packages/core/README.md")
+    const { dir, readme } = await aloneProjects.get("packages/core/README.md")!
     write(dir, "example.mts", readmeExample(readme, "core"))
     const example = await ok("npx", ["-y", "tsx@^4.20.0", "example.mts"], dir)
     expect(example.stdout).toContain("POST /openapi/v2/order/create")
   })
 
   it("@pc/crypto-node: its example signs and verifies", async () => {
-    const { dir, readme } = await alone("packages/crypto-node/README.md")
+    const { dir, readme } = await aloneProjects.get("packages/crypto-node/README.md")!
     write(dir, "example.mts", readmeExample(readme, "sign"))
     const example = await ok("npx", ["-y", "tsx@^4.20.0", "example.mts"], dir)
     expect(example.stdout.trim()).toMatch(/ true$/)
   })
 
   it("@pc/crypto-web: its example loads and defines the callback endpoint", async () => {
-    const { dir, readme } = await alone("packages/crypto-web/README.md")
+    const { dir, readme } = await aloneProjects.get("packages/crypto-web/README.md")!
     write(dir, "example.mts", `${readmeExample(readme, "callback")}\nconsole.log(typeof handleCallback)\n`)
     // The example reads the platform key and the appKey from the environment: any RSA public key will do.
     const example = await ok("npx", ["-y", "tsx@^4.20.0", "example.mts"], dir, {
@@ -289,31 +315,26 @@ describe("each package alone, with only its README's install line", () => {
   })
 
   it("@pc/client: its Promise example reaches a verified order.paid", async () => {
-    const { dir, readme } = await alone("packages/client/README.md")
-    const mock = await startPcMock(project, [])
-    try {
-      write(dir, "example.mts", readmeExample(readme, "promise"))
-      const example = await run("npx", ["-y", "tsx@^4.20.0", "example.mts"], dir, {
-        env: await exampleEnv(project, mock.url),
-        timeoutMs: 60_000
-      })
-      expect(example.stdout + example.stderr).toMatch(/callback verified:? order\.paid/)
-      expect(example.code).toBe(0)
-    } finally {
-      mock.child.kill("SIGTERM")
-      await mock.exited
-    }
+    const { dir, readme } = await aloneProjects.get("packages/client/README.md")!
+    const mock = await sandboxMock()
+    write(dir, "example.mts", readmeExample(readme, "promise"))
+    const example = await run("npx", ["-y", "tsx@^4.20.0", "example.mts"], dir, {
+      env: await exampleEnv(project, mock.url),
+      timeoutMs: 120_000
+    })
+    expect(example.stdout + example.stderr).toMatch(/callback verified:? order\.paid/)
+    expect(example.code).toBe(0)
   })
 
   it("@pc/mock-server: its startMock example runs with node", async () => {
-    const { dir, readme } = await alone("apps/mock-server/README.md")
+    const { dir, readme } = await aloneProjects.get("apps/mock-server/README.md")!
     write(dir, "mock-example.mjs", readmeExample(readme, "start-mock"))
     const example = await ok("node", ["mock-example.mjs"], dir)
     expect(example.stdout.trim()).toBe("SUCCESS production 7e57c0de-0000-4000-8000-000000000001 1")
   })
 
   it("@pc/cli: npx pc --help", async () => {
-    const { dir } = await alone("apps/cli/README.md")
+    const { dir } = await aloneProjects.get("apps/cli/README.md")!
     const help = await ok("npx", ["pc", "--help"], dir)
     expect(help.stdout).toContain("mock")
   })

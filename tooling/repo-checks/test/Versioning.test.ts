@@ -6,20 +6,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
+import { publicPackages as listPublic } from "@pc/test-support"
 import { afterAll, expect, it } from "vitest"
 import { root, trackedFiles } from "../src/Repository.js"
 
 const copy = mkdtempSync(join(tmpdir(), "pc-versioning-"))
 afterAll(() => rmSync(copy, { recursive: true, force: true }))
 
-const publicPackages = {
-  "@pc/core": "packages/core",
-  "@pc/crypto-node": "packages/crypto-node",
-  "@pc/crypto-web": "packages/crypto-web",
-  "@pc/client": "packages/client",
-  "@pc/mock-server": "apps/mock-server",
-  "@pc/cli": "apps/cli"
-} as const
+const publicPackages = listPublic(root)
 
 const versionOf = (dir: string): string =>
   (JSON.parse(readFileSync(join(copy, dir, "package.json"), "utf8")) as { version: string }).version
@@ -69,7 +63,7 @@ it("a minor change of @pc/core: core gets the minor, each dependent a patch, eve
   // publishes as `^<that version>` (the registry test checks the published ranges).
   const core = versionOf("packages/core")
   for (const name of ["@pc/crypto-node", "@pc/crypto-web", "@pc/client", "@pc/mock-server", "@pc/cli"] as const) {
-    const dir = publicPackages[name]
+    const dir = publicPackages[name]!
     const manifest = JSON.parse(readFileSync(join(copy, dir, "package.json"), "utf8")) as {
       dependencies?: Record<string, string>
       peerDependencies?: Record<string, string>

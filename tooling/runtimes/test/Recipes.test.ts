@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { blocksOf } from "@pc/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Program, startProgram } from "../src/Process.js"
 import {
@@ -23,9 +24,7 @@ import {
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const readme = readFileSync(join(packageDir, "../../packages/client/README.md"), "utf8")
-const recipes = new Map(
-  [...readme.matchAll(/<!-- recipe: ([a-z-]+) -->\n```ts\n([\s\S]*?)\n```/g)].map(([, name, code]) => [name!, code!])
-)
+const recipes = new Map(blocksOf(readme, "recipe").map(({ name, code }) => [name, code]))
 // Inside this package, so that the recipes' imports resolve to its devDependencies.
 const dir = join(packageDir, `.recipes-${process.pid}`)
 const require = createRequire(import.meta.url)

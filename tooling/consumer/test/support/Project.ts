@@ -1,101 +1,52 @@
 // A merchant's project in a temp folder outside the workspace: `npm init -y`, the packed tarballs
-// installed with npm (no links, no workspace), commands run in it as a merchant would.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync
-} from "node:fs"
+// installed with npm (no links, no workspace), commands run in it as a merchant would. Processes,
+// polling and README blocks come from @pc/test-support.
+import { execFileSync } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { merchantEnv, npmProject, ok as okIn, run as runIn } from "@pc/test-support"
 
 export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 
-/** What a finished command printed and how it ended. */
-export interface Finished {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+const made: Array<string> = []
 
-/** The environment of every command: no workspace variables leaking into the merchant's project. */
-const cleanEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(npm_|PNPM_|VITEST|TURBO_|NODE_OPTIONS$|INIT_CWD$)/i.test(key)) env[key] = value
-  }
-  return { ...env, npm_config_fund: "false", npm_config_audit: "false", npm_config_update_notifier: "false" }
-}
+/** The npm cache of this run: every project's install shares it, nothing outside is touched. */
+const cache = mkdtempSync(join(tmpdir(), "pc-consumer-npm-cache-"))
+made.push(cache)
 
-/** Runs a command to its end (killed after `timeoutMs`). */
-export const run = (
-  command: string,
-  args: ReadonlyArray<string>,
-  cwd: string,
-  options: { readonly timeoutMs?: number; readonly env?: Record<string, string> } = {}
-): Promise<Finished> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...cleanEnv(), ...options.env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk
-    })
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk
-    })
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000)
-    child.once("error", reject)
-    child.once("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+/** The environment of every command: no workspace variables leaking in, this run's npm cache. */
+export const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
+  merchantEnv({ npm_config_cache: cache, ...extra })
+
+type Options = { readonly timeoutMs?: number; readonly env?: Record<string, string> }
+
+/** Runs a command in `cwd` to its end (killed after `timeoutMs`). */
+export const run = (command: string, args: ReadonlyArray<string>, cwd: string, options: Options = {}) =>
+  runIn(command, args, inProject(cwd, options))
 
 /** Runs a command that must succeed; fails with its output otherwise. */
-export const ok = async (
-  command: string,
-  args: ReadonlyArray<string>,
-  cwd: string,
-  options: { readonly timeoutMs?: number; readonly env?: Record<string, string> } = {}
-): Promise<Finished> => {
-  const finished = await run(command, args, cwd, options)
-  if (finished.code !== 0) {
-    throw new Error(`${command} ${args.join(" ")} exited ${finished.code}\n${finished.stdout}\n${finished.stderr}`)
-  }
-  return finished
-}
+export const ok = (command: string, args: ReadonlyArray<string>, cwd: string, options: Options = {}) =>
+  okIn(command, args, inProject(cwd, options))
 
-/** A long-running command (a server), with its output so far. */
-export const background = (command: string, args: ReadonlyArray<string>, cwd: string) => {
-  const child: ChildProcess = spawn(command, args, { cwd, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] })
-  let output = ""
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk
-  })
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk
-  })
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-  return { child, output: () => output, exited }
-}
+const inProject = (cwd: string, options: Options) => ({
+  cwd,
+  env: env(options.env),
+  ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs })
+})
 
-/** Every public package packed once (`pnpm pack-all`'s script), by package name. */
-export const packAll = (): ReadonlyMap<string, string> => {
+/**
+ * Every public package packed once (`pnpm pack-all`'s script), by package name. In a child process
+ * awaited, never synchronously: a minute of blocked event loop fails the run ("Timeout calling
+ * onTaskUpdate" from vitest's worker).
+ */
+export const packAll = async (): Promise<ReadonlyMap<string, string>> => {
   const dir = mkdtempSync(join(tmpdir(), "pc-packs-"))
   made.push(dir)
-  execFileSync(process.execPath, [join(ROOT, "scripts/pack-all.mjs"), dir], { cwd: ROOT, stdio: "ignore" })
+  await okIn(process.execPath, [join(ROOT, "scripts/pack-all.mjs"), dir], { cwd: ROOT, timeoutMs: 600_000 })
   const tarballs = new Map<string, string>()
   for (const file of readdirSync(dir)) {
     const manifest = execFileSync("tar", ["-xzOf", join(dir, file), "package/package.json"], { encoding: "utf8" })
@@ -121,7 +72,7 @@ export const internalClosure = (tarballs: ReadonlyMap<string, string>, names: Re
 
 /**
  * `npm i` as a merchant runs it, with two savings for a test on a slow machine: packuments from
- * npm's cache where it has them (`--prefer-offline`), and better-sqlite3's native addon taken from
+ * this run's npm cache where it has them (`--prefer-offline`), and better-sqlite3's native addon taken from
  * the workspace's build of the same version instead of compiling it again (install scripts off).
  */
 export const npmInstall = async (dir: string, specs: ReadonlyArray<string>): Promise<void> => {
@@ -145,43 +96,27 @@ export const npmInstall = async (dir: string, specs: ReadonlyArray<string>): Pro
   }
 }
 
-const made: Array<string> = []
-
-/** Removes every project and pack folder this run made. */
-export const removeAll = (): void => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+/**
+ * Removes every project, pack folder and the npm cache this run made: asynchronously, since removing
+ * seven node_modules and a cache takes long enough on a loaded machine to starve the test worker's
+ * messages to vitest (it failed the run with "Timeout calling onTaskUpdate").
+ */
+export const removeAll = async (): Promise<void> => {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
 }
 
 /** A fresh `npm init -y` project in a temp folder outside the workspace. */
 export const newProject = async (name: string): Promise<string> => {
-  const dir = mkdtempSync(join(tmpdir(), `pc-consumer-${name}-`))
+  const dir = await npmProject(`pc-consumer-${name}-`, env())
   made.push(dir)
-  mkdirSync(dir, { recursive: true })
-  await ok("npm", ["init", "-y"], dir)
   return dir
 }
 
-/** Writes a file into the project. */
+/** Writes a file into the project (its folder made as needed). */
 export const write = (dir: string, file: string, text: string): string => {
+  mkdirSync(dirname(join(dir, file)), { recursive: true })
   writeFileSync(join(dir, file), text)
   return join(dir, file)
-}
-
-/** The fenced block of `lang` after `<!-- example: name -->` in a README. */
-export const readmeExample = (readme: string, name: string): string => {
-  const match = new RegExp(`<!-- example: ${name} -->\\s*\`\`\`(?:ts|js)\\n([\\s\\S]*?)\`\`\``).exec(readme)
-  if (match === null) throw new Error(`no example "${name}"`)
-  return match[1]!
-}
-
-/** The package names of the first `npm i ...` line of a README. */
-export const installLine = (readme: string): ReadonlyArray<string> => {
-  const line = /^npm i(?:nstall)? (.+)$/m.exec(readme)?.[1]
-  if (line === undefined) throw new Error("the README has no npm i line")
-  return line
-    .split(" #")[0]!
-    .split(/\s+/)
-    .filter((word) => word !== "" && !word.startsWith("-"))
 }
 
 export const readReadme = (path: string): string => readFileSync(join(ROOT, path), "utf8")

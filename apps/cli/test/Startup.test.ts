@@ -5,7 +5,7 @@ import { spawn } from "node:child_process"
 import { request } from "node:http"
 import { fileURLToPath } from "node:url"
 import { afterEach, expect, it } from "vitest"
-import { freePort } from "./support/Net.js"
+import { freePort } from "@pc/test-support"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 const cleanups: Array<() => void> = []

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
-import { accepting, freePort } from "./support/Net.js"
+import { accepting, freePort } from "@pc/test-support"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 const PNPM = `pnpm@${/^pnpm@(.+)$/.exec(JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")).packageManager)![1]}`

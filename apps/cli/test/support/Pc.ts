@@ -1,10 +1,10 @@
 // How the tests run `pc`: as a separate process, the way a user runs it: the built bin
 // (`dist/bin.js` on plain Node, as npm installs it), which turbo builds before these tests.
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { background, type Finished, type Running, run } from "@pc/test-support"
 
 export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 
@@ -24,36 +24,17 @@ const envOf = (env: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
   return { ...clean, NODE_OPTIONS: "", NO_COLOR: "1", ...env }
 }
 
-export interface Ran {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+/** What a finished `pc` printed and how it ended. */
+export type Ran = Finished
 
-/** Runs `pc ...args` to the end. */
+/** Runs `pc ...args` to the end, in its own process group (`killAll()` ends what a failed test left). */
 export const pc = (
   args: ReadonlyArray<string>,
   options: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string; readonly input?: string } = {}
-): Promise<Ran> =>
-  new Promise((resolve, reject) => {
-    const [command, argv] = pcCommand(args)
-    const child = spawn(command, argv, {
-      cwd: options.cwd ?? ROOT,
-      env: envOf(options.env ?? {}),
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk
-    })
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk
-    })
-    child.once("error", reject)
-    child.once("close", (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(options.input ?? "")
-  })
+): Promise<Ran> => {
+  const [command, argv] = pcCommand(args)
+  return run(command, argv, { cwd: options.cwd ?? ROOT, env: envOf(options.env ?? {}), input: options.input ?? "" })
+}
 
 /** Runs `pc ...args --json` and parses its stdout as one JSON document. */
 export const pcJson = async <A = Record<string, unknown>>(
@@ -70,51 +51,13 @@ export const pcJson = async <A = Record<string, unknown>>(
   return { ...ran, json }
 }
 
-/** A long-running `pc` (listen): its output so far, lines as they come, and how it ended. */
-export interface Running {
-  readonly child: ChildProcess
-  readonly stdout: () => string
-  readonly stderr: () => string
-  /** Resolves with the first stdout line `match` accepts. */
-  readonly waitForLine: (match: (line: string) => boolean, what: string) => Promise<string>
-  readonly exited: Promise<number | null>
-}
+/** A long-running `pc` (listen, logs tail, mock): its output so far, lines as they come, and how it ended. */
+export type { Running }
 
 export const pcBackground = (
   args: ReadonlyArray<string>,
   options: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}
 ): Running => {
   const [command, argv] = pcCommand(args)
-  const child = spawn(command, argv, {
-    cwd: options.cwd ?? ROOT,
-    env: envOf(options.env ?? {}),
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let stdout = ""
-  let stderr = ""
-  const waiters = new Set<() => void>()
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk
-    for (const waiter of waiters) waiter()
-  })
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk
-  })
-  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
-  const waitForLine = (match: (line: string) => boolean, what: string) =>
-    new Promise<string>((resolve, reject) => {
-      const check = () => {
-        const found = stdout.split("\n").find((line, i, all) => i < all.length - 1 && match(line))
-        if (found !== undefined) {
-          waiters.delete(check)
-          resolve(found)
-        }
-      }
-      waiters.add(check)
-      check()
-      void exited.then(() => {
-        if (waiters.delete(check)) reject(new Error(`pc exited before ${what}:\n${stdout}\n${stderr}`))
-      })
-    })
-  return { child, stdout: () => stdout, stderr: () => stderr, waitForLine, exited }
+  return background(command, argv, { cwd: options.cwd ?? ROOT, env: envOf(options.env ?? {}) })
 }

@@ -12,7 +12,7 @@ import * as MockClient from "../src/client/MockClient.js"
 import { MAX_LOG_ROWS } from "../src/dashboard/DashboardPage.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { guardedPage, horizontalOverflow, launch, screenshot } from "./support/browser.js"
-import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
+import { createOrder, dev, type RunningMock, signCreateOrder, startMock, testMerchantSigner } from "./support/mock.js"
 import {
   deliveriesOf,
   orderSnOf,
@@ -125,6 +125,33 @@ describe("the dashboard at GET /", () => {
     await expect.poll(() => order.getByTestId("attempt").count(), { timeout: 10_000 }).toBe(2)
     const [delivery] = await deliveriesOf(mock.url, orderSn)
     expect(delivery!.attempts.map((a) => a.keyVersion)).toEqual([newest - 1, newest])
+    await page.context().close()
+  }, 60_000)
+
+  it("fails and expires from its buttons, and its request log says why a signature was refused", async () => {
+    const { page } = await openDashboard(mock.url)
+    await waitLive(page)
+    for (const [verb, status] of [
+      ["fail", "FAILED"],
+      ["expire", "EXPIRED"]
+    ] as const) {
+      const orderSn = await newOrder()
+      await card(page, orderSn).locator(`[data-action="${verb}"]`).click()
+      await page.locator(`[data-testid="order"][data-order-sn="${orderSn}"][data-status="${status}"]`).waitFor()
+      expect((await orderOf(orderSn)).status).toBe(status)
+    }
+    // Signed compact, sent pretty-printed: production refuses it, and the log names the likely cause.
+    const compact = JSON.stringify({ orderId: `reser-${Date.now()}`, amount: "1.00", currency: "USD" })
+    const timestamp = Date.now()
+    const signature = await signCreateOrder(await testMerchantSigner(), { timestamp: String(timestamp), body: compact })
+    const refused = await createOrder(mock.url, JSON.stringify(JSON.parse(compact), null, 2), { signature, timestamp })
+    expect(refused.status).toBe(401)
+    const row = page.locator(`[data-request-id="${refused.headers.get("x-request-id")}"]`)
+    await row.waitFor()
+    const verdict = await row.getByTestId("signature").textContent()
+    expect(verdict).toContain("signature refused")
+    expect(verdict).toContain(refused.json.msg!)
+    expect(verdict).toMatch(/Likely: .*re-serialised/)
     await page.context().close()
   }, 60_000)
 

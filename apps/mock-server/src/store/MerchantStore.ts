@@ -142,7 +142,7 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
       Request: Schema.Number,
       Result: ListedMerchant,
       execute: (limit) =>
-        sql`SELECT app_key, notify_url FROM merchants ORDER BY created_at DESC, app_key LIMIT ${limit}`
+        sql`SELECT app_key, notify_url FROM merchants ORDER BY created_at DESC, app_key DESC LIMIT ${limit}`
     })
     const keysOfMany = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),

@@ -171,7 +171,16 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
         floor: { ...limit, mockCpuMsPerRequest: mockMany.cpuMsPerRequest },
         connections32: Object.fromEntries(peers.map((s) => [s.name, summary(many.get(s.name)!)])),
         connections1: Object.fromEntries(peers.map((s) => [s.name, summary(one.get(s.name)!)])),
-        badSignatures: { share: BAD_SHARE, connections32: summary(mixed) },
+        badSignatures: {
+          share: BAD_SHARE,
+          connections32: summary(mixed),
+          // CPU per request of the all-good run over the mixed run's, median of rounds: the same
+          // comparison as requests/s, robust to the neighbours' load swinging between two runs.
+          cpuPerRequestGoodOverMixed: round(
+            median(mixed.map((r, i) => many.get("mock")![i]!.cpuMsPerRequest / r.cpuMsPerRequest)),
+            3
+          )
+        },
         mockRss: {
           afterWarmUpAndGcMb: round(rssAfterWarmUp, 1),
           afterManyAndGcMb: round(rssAfterMany, 1),

@@ -76,7 +76,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     // longer: its RSS rises for the first thousand-odd requests under 32 connections (heap and
     // SQLite cache high-water marks) and is flat after, so a 1 s warm-up read that rise as growth.
     for (const server of peers) await load(server, 32, server === mock ? options.seconds : 1)
-    await mock.gc()
+    const heapAfterWarmUp = await mock.gc()
     const rssAfterWarmUp = mock.rssMb()
 
     const many = new Map<string, Array<LoadResult>>(peers.map((s) => [s.name, []]))
@@ -99,7 +99,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
       const left = Math.floor(options.rssMaxSeconds - (performance.now() - topUpStart) / 1000)
       await load(mock, 32, Math.min(30, Math.max(1, left)))
     }
-    await mock.gc()
+    const heapAfterMany = await mock.gc()
     const rssAfterMany = mock.rssMb()
     const mockRequests = served.get("mock")!
     const rssChange = Math.abs(rssAfterMany - rssAfterWarmUp) / rssAfterWarmUp
@@ -184,6 +184,10 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
         mockRss: {
           afterWarmUpAndGcMb: round(rssAfterWarmUp, 1),
           afterManyAndGcMb: round(rssAfterMany, 1),
+          // The live heap after each GC: flat here and growing RSS means V8 kept the heap it sized up
+          // for 32 connections, not a leak.
+          heapUsedAfterWarmUpAndGcMb: round(heapAfterWarmUp, 1),
+          heapUsedAfterManyAndGcMb: round(heapAfterMany, 1),
           requests: mockRequests
         },
         prism: prism === undefined ? { skipped: prismSkipped ?? "not requested" } : { version: "5.14" }

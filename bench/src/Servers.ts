@@ -59,8 +59,8 @@ export interface Running {
   readonly rssMb: () => number
   /** CPU time the process has used so far (user + system), in seconds, from /proc. */
   readonly cpuSeconds: () => number
-  /** Asks for a full GC and resolves once it ran (only for servers started with `gc: true`). */
-  readonly gc: () => Promise<void>
+  /** Asks for a full GC and resolves once it ran with the live heap then, in MB (only for servers started with `gc: true`). */
+  readonly gc: () => Promise<number>
   readonly stop: () => Promise<void>
 }
 
@@ -90,11 +90,12 @@ export const startServer = async (options: {
     env: { ...process.env, NODE_ENV: "production" }
   })
   let tail = ""
-  let gcWaiters: Array<() => void> = []
+  let gcWaiters: Array<(heapUsedMb: number) => void> = []
   child.stdout!.on("data", (chunk: Buffer) => {
     const text = chunk.toString()
-    if (text.includes("pc-bench:gc-done")) {
-      for (const resolve of gcWaiters) resolve()
+    const done = /pc-bench:gc-done (\d+)/.exec(text)
+    if (done !== null) {
+      for (const resolve of gcWaiters) resolve(Number(done[1]) / 1024 / 1024)
       gcWaiters = []
     }
     tail = (tail + text).slice(-4_000)
@@ -140,7 +141,7 @@ export const startServer = async (options: {
       return (Number(fields[11]) + Number(fields[12])) / 100
     },
     gc: () =>
-      new Promise<void>((resolve, reject) => {
+      new Promise<number>((resolve, reject) => {
         if (options.gc !== true) return reject(new Error(`${options.name} was started without the GC hook`))
         gcWaiters.push(resolve)
         child.kill("SIGUSR2")

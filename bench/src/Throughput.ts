@@ -76,7 +76,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     // longer: its RSS rises for the first thousand-odd requests under 32 connections (heap and
     // SQLite cache high-water marks) and is flat after, so a 1 s warm-up read that rise as growth.
     for (const server of peers) await load(server, 32, server === mock ? options.seconds : 1)
-    await mock.gc()
+    const heapAfterWarmUp = await mock.gc()
     const rssAfterWarmUp = mock.rssMb()
 
     const many = new Map<string, Array<LoadResult>>(peers.map((s) => [s.name, []]))
@@ -99,7 +99,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
       const left = Math.floor(options.rssMaxSeconds - (performance.now() - topUpStart) / 1000)
       await load(mock, 32, Math.min(30, Math.max(1, left)))
     }
-    await mock.gc()
+    const heapAfterMany = await mock.gc()
     const rssAfterMany = mock.rssMb()
     const mockRequests = served.get("mock")!
     const rssChange = Math.abs(rssAfterMany - rssAfterWarmUp) / rssAfterWarmUp
@@ -171,10 +171,23 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
         floor: { ...limit, mockCpuMsPerRequest: mockMany.cpuMsPerRequest },
         connections32: Object.fromEntries(peers.map((s) => [s.name, summary(many.get(s.name)!)])),
         connections1: Object.fromEntries(peers.map((s) => [s.name, summary(one.get(s.name)!)])),
-        badSignatures: { share: BAD_SHARE, connections32: summary(mixed) },
+        badSignatures: {
+          share: BAD_SHARE,
+          connections32: summary(mixed),
+          // CPU per request of the all-good run over the mixed run's, median of rounds: the same
+          // comparison as requests/s, robust to the neighbours' load swinging between two runs.
+          cpuPerRequestGoodOverMixed: round(
+            median(mixed.map((r, i) => many.get("mock")![i]!.cpuMsPerRequest / r.cpuMsPerRequest)),
+            3
+          )
+        },
         mockRss: {
           afterWarmUpAndGcMb: round(rssAfterWarmUp, 1),
           afterManyAndGcMb: round(rssAfterMany, 1),
+          // The live heap after each GC: flat here and growing RSS means V8 kept the heap it sized up
+          // for 32 connections, not a leak.
+          heapUsedAfterWarmUpAndGcMb: round(heapAfterWarmUp, 1),
+          heapUsedAfterManyAndGcMb: round(heapAfterMany, 1),
           requests: mockRequests
         },
         prism: prism === undefined ? { skipped: prismSkipped ?? "not requested" } : { version: "5.14" }

@@ -104,6 +104,9 @@ export const make = Effect.gen(function* () {
   /** One attempt of a delivery leased until `leasedUntilMs` (see `Store.lease`). */
   const attempt = (delivery: Delivery, leasedUntilMs: number) =>
     Effect.gen(function* () {
+      // First, before the clock is read: just after a new environment's start the key may still be
+      // in the making (PlatformKeys), and that wait is neither the attempt's time nor its timestamp.
+      const key = yield* keys.current
       const startedMs = yield* Clock.currentTimeMillis
       const at = isoTime(startedMs)
       const url = yield* store.notifyUrlOf(delivery.appKey)
@@ -121,7 +124,6 @@ export const make = Effect.gen(function* () {
         )
         return
       }
-      const key = yield* keys.current
       // A fresh timestamp and signature on every attempt: a retried callback is never stale.
       const timestamp = String(startedMs)
       const signature = yield* Effect.promise(() =>

@@ -48,13 +48,25 @@ export const launchers = (): ReadonlyArray<Launcher> => {
   return chain
 }
 
+/** The launchers as {@link recordLaunchersAtStart} found them. */
+let atStart: ReadonlyArray<Launcher> | undefined
+
 /**
- * The launchers as they were when this module loaded, at the start of the process. The watch begins
- * only once the mock listens (seconds later on a loaded machine): a launcher that ended before then
- * (`kill` during start-up, or right after the ready line) is missing from a chain read at that point,
- * so nothing would ever stop the mock. Read here, its end is seen at the watch's first check.
+ * Reads the launcher chain now, at the start of the process (the bin calls it before it loads the
+ * command line). The watch begins only once the mock listens, seconds later on a loaded machine: a
+ * launcher that ended before then (`kill` during start-up, or right after the ready line) is missing
+ * from a chain read at that point, so nothing would ever stop the mock. Read at the start, its end is
+ * seen at the watch's first check.
+ *
+ * @example
+ * ```ts
+ * recordLaunchersAtStart()
+ * await import("./Main.js")
+ * ```
  */
-const atStart = launchers()
+export const recordLaunchersAtStart = (): void => {
+  atStart ??= launchers()
+}
 
 /** Whether a launcher recorded by {@link launchers} has ended (or its pid now names another process). */
 export const isGone = (recorded: Launcher): boolean => {
@@ -73,7 +85,7 @@ export const isGone = (recorded: Launcher): boolean => {
  * ```
  */
 export const whenLaunchersGone = (onGone: () => void, intervalMs = 250): (() => void) => {
-  const recorded = atStart
+  const recorded = atStart ?? launchers()
   const timer = setInterval(() => {
     if (recorded.some(isGone)) {
       clearInterval(timer)

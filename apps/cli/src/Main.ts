@@ -1,0 +1,48 @@
+/**
+ * `pc`: a thin @effect/cli shell over the packages. Commands live one group per file in
+ * `commands/`; this file only composes them and runs on Node (loaded by `bin.ts`).
+ */
+import { Command, ValidationError } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Console, Effect } from "effect"
+import { createRequire } from "node:module"
+import { callbacks } from "./commands/callbacks.js"
+import { config } from "./commands/config.js"
+import { keys } from "./commands/keys.js"
+import { listen } from "./commands/listen.js"
+import { logs } from "./commands/logs.js"
+import { merchants } from "./commands/merchants.js"
+import { mock } from "./commands/mock.js"
+import { orders } from "./commands/orders.js"
+import { platformKeys } from "./commands/platformKeys.js"
+import { sign } from "./commands/sign.js"
+import { trigger } from "./commands/trigger.js"
+import { bashCompletions, bashCompletionsRequested } from "./Completions.js"
+import { colourOnlyOnTerminal } from "./Output.js"
+
+const pc = Command.make("pc").pipe(
+  Command.withDescription(
+    "Merchant Payment Connect from the command line.\nExample: pc merchants create --generate-key ./keys"
+  ),
+  Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen, logs])
+)
+
+// The version of the installed package (dist/ sits one folder below package.json).
+const { version } = createRequire(import.meta.url)("../package.json") as { readonly version: string }
+
+const cli = Command.run(pc, { name: "pc", version })
+
+const program = bashCompletionsRequested(process.argv)
+  ? Effect.flatMap(bashCompletions(pc, "pc"), Console.log)
+  : colourOnlyOnTerminal(cli(process.argv))
+
+program.pipe(
+  // Command.run has already printed what is wrong with the command line: a usage error, exit code 2.
+  Effect.catchIf(ValidationError.isValidationError, () =>
+    Effect.sync(() => {
+      process.exitCode = 2
+    })
+  ),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({ disableErrorReporting: false })
+)

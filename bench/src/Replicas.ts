@@ -180,6 +180,9 @@ try {
           replicaCpuMs: (round.replicaCpu.reduce((a, b) => a + b, 0) * 1000) / requests,
           postgresCpuMs: (round.postgresCpu * 1000) / requests,
           machineBusy: round.machineBusy,
+          // Cores' worth of CPU the replicas and PostgreSQL got: on a shared machine, their share of it.
+          replicaCores: round.replicaCpu.reduce((a, b) => a + b, 0) / round.seconds,
+          postgresCores: round.postgresCpu / round.seconds,
           p99Ms: Math.max(...round.result.map((run) => run.p99Ms))
         }
       })
@@ -230,6 +233,10 @@ try {
           postgres: round(median(creates.map((c) => c.postgresCpuMs)), 3)
         },
         machineBusyDuringCreates: round(median(creates.map((c) => c.machineBusy)), 2),
+        coresDuringCreates: {
+          replicas: round(median(creates.map((c) => c.replicaCores)), 2),
+          postgres: round(median(creates.map((c) => c.postgresCores)), 2)
+        },
         callbacksPerSecond: round(sns.length / callbacks.seconds, 0),
         callbacks: sns.length,
         cpuMsPerCallback: {
@@ -237,11 +244,15 @@ try {
           postgres: round((callbacks.postgresCpu * 1000) / sns.length, 3)
         },
         machineBusyDuringCallbacks: round(callbacks.machineBusy, 2),
+        coresDuringCallbacks: {
+          replicas: round(callbacks.replicaCpu.reduce((a, b) => a + b, 0) / callbacks.seconds, 2),
+          postgres: round(callbacks.postgresCpu / callbacks.seconds, 2)
+        },
         replicaCpuSecondsDuringCallbacks: callbacks.replicaCpu.map((cpu) => round(cpu, 2))
       }
       figures.push(figure)
       rows.push(
-        `| ${n} | ${figure.createsPerSecond} | ${figure.cpuMsPerCreate.replicas} + ${figure.cpuMsPerCreate.postgres} | ${figure.machineBusyDuringCreates} | ${figure.callbacksPerSecond} | ${figure.cpuMsPerCallback.replicas} + ${figure.cpuMsPerCallback.postgres} | ${figure.machineBusyDuringCallbacks} |`
+        `| ${n} | ${figure.createsPerSecond} | ${figure.cpuMsPerCreate.replicas} + ${figure.cpuMsPerCreate.postgres} | ${figure.coresDuringCreates.replicas} + ${figure.coresDuringCreates.postgres} | ${figure.callbacksPerSecond} | ${figure.cpuMsPerCallback.replicas} + ${figure.cpuMsPerCallback.postgres} | ${figure.coresDuringCallbacks.replicas} + ${figure.coresDuringCallbacks.postgres} |`
       )
       console.log(JSON.stringify(figure))
     } finally {
@@ -256,7 +267,7 @@ try {
 const result = { machine: machineFacts(), load: load.stop(), mode: smoke ? "smoke" : "full", figures }
 console.log()
 console.log(
-  "| replicas | creates/s | CPU ms per create: replicas + PostgreSQL | machine busy | callbacks/s | CPU ms per callback: replicas + PostgreSQL | machine busy |"
+  "| replicas | creates/s | CPU ms per create: replicas + PostgreSQL | cores used: replicas + PostgreSQL | callbacks/s | CPU ms per callback: replicas + PostgreSQL | cores used |"
 )
 console.log("|---|---|---|---|---|---|---|")
 for (const row of rows) console.log(row)

@@ -1,12 +1,14 @@
 // Several mock processes on one PostgreSQL database (CONTRACT.md "Running the mock"): the same
 // platform keys, create-order idempotency across replicas, each callback delivered once by one
-// replica, a replica killed holding deliveries loses none, and restarting every replica loses
-// nothing. Real processes, a real (throwaway) PostgreSQL, a real receiver.
+// replica, a replica killed holding deliveries loses none, restarting every replica loses nothing,
+// and every replica's `/dev/events` shows the events of all of them, each once. Real processes, a
+// real (throwaway) PostgreSQL, a real receiver.
 import * as Wire from "@pc/core/Wire"
 import { startPostgres } from "@pc/servers"
 import { Schema } from "effect"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { type Event, listenEvents } from "./support/events.js"
 import { createOrder, dev } from "./support/mock.js"
 import { killAllMocks, type MockProcess, spawnMock } from "./support/mockProcess.js"
 import { type Receiver, startReceiver, waitUntil } from "./support/receiver.js"
@@ -53,6 +55,9 @@ const createdSn = async (url: string, orderId: string, amount = "7.50"): Promise
   expect(created.json.code, JSON.stringify(created.json)).toBe("SUCCESS")
   return Schema.decodeUnknownSync(Wire.CreateOrderResult)(created.json.data).orderSn
 }
+/** How many events of `type` about `orderSn` a stream holds. */
+const count = (events: ReadonlyArray<Event>, type: string, orderSn: string) =>
+  events.filter((event) => event.type === type && event.orderSn === orderSn).length
 const eventIdOf = (body: string) => (JSON.parse(body) as { eventId: string }).eventId
 const receiverFor = async (mock: MockProcess) => {
   const receiver = await startReceiver(200)
@@ -153,6 +158,66 @@ describe("three mock replicas on one PostgreSQL", () => {
         { timeoutMs: 30_000, intervalMs: 100, what: `the delivery of ${sn}` }
       )
       expect(delivery.status).toBe("delivered")
+    }
+  }, 300_000)
+})
+
+describe("/dev/events across three replicas on one PostgreSQL", () => {
+  it("shows every replica's order and delivery events exactly once on each replica; requests stay per replica", async () => {
+    const db = await postgres.createDatabase("replica_events")
+    const [a, b, c] = await replicas(db, 3)
+    const receiver = await receiverFor(a!)
+    const onA = await listenEvents(a!.url)
+    const onB = await listenEvents(b!.url)
+    try {
+      // Orders created on B and C (and two on A itself), each paid through another replica.
+      const mocks = [b!, c!, a!]
+      const placed = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => {
+          const creator = mocks[i % 3]!
+          return { orderSn: await createdSn(creator.url, `events-${i}`), creator, payer: mocks[(i + 1) % 3]! }
+        })
+      )
+      for (const { orderSn, payer } of placed) {
+        const paid = await dev(payer.url, "POST", `/dev/orders/${orderSn}/pay`)
+        expect(paid.json.code).toBe("SUCCESS")
+      }
+      await receiver.waitFor(12, undefined, 60_000)
+      for (const { orderSn } of placed) {
+        for (const stream of [onA, onB]) {
+          await stream.next((event) => event.type === "delivery.attempted" && event.orderSn === orderSn)
+          await stream.next((event) => event.type === "order.moved" && event.orderSn === orderSn)
+        }
+      }
+
+      // A marker order last on each replica: a replica sends its events in order, so once A and B
+      // show all three markers, anything else the others sent (a duplicate included) has arrived.
+      const markers = await Promise.all([a!, b!, c!].map((mock, i) => createdSn(mock.url, `marker-${i}`)))
+      for (const marker of markers) {
+        for (const stream of [onA, onB]) {
+          await stream.next((event) => event.type === "order.created" && event.orderSn === marker)
+        }
+      }
+
+      for (const stream of [onA, onB]) {
+        for (const { orderSn } of placed) {
+          expect(count(stream.events, "order.created", orderSn), `order.created of ${orderSn}`).toBe(1)
+          expect(count(stream.events, "order.moved", orderSn), `order.moved of ${orderSn}`).toBe(1)
+          expect(count(stream.events, "delivery.attempted", orderSn), `delivery.attempted of ${orderSn}`).toBe(1)
+        }
+        for (const marker of markers) expect(count(stream.events, "order.created", marker)).toBe(1)
+      }
+      const moved = onA.events.find((event) => event.type === "order.moved" && event.orderSn === placed[0]!.orderSn)
+      expect(moved).toMatchObject({ status: "PAID", at: expect.any(String) })
+
+      // Request events are the answering replica's: A answered 4 creates of its own and its marker's.
+      const creates = (events: ReadonlyArray<Event>) =>
+        events.filter((event) => event.type === "request" && event.path === "/openapi/v2/order/create")
+      expect(creates(onA.events)).toHaveLength(5)
+      expect(creates(onB.events)).toHaveLength(5)
+    } finally {
+      await onA.close()
+      await onB.close()
     }
   }, 300_000)
 })

@@ -183,9 +183,11 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
       return Effect.gen(function* () {
         // A write that lands while this load runs bumps the generation: then the load is not cached.
         const generation = writes
-        const keys: AuthKeys | null = !(yield* exists(appKey))
-          ? null
-          : new Map((yield* authKeysOf(appKey)).map(({ version, ...key }) => [version, key] as const))
+        // One query: every merchant has at least one key row (it is created with version 1, and
+        // keys are disabled, never deleted), so no key rows means no merchant.
+        const rows = yield* authKeysOf(appKey)
+        const keys: AuthKeys | null =
+          rows.length === 0 ? null : new Map(rows.map(({ version, ...key }) => [version, key] as const))
         // Only merchants are cached: a miss costs one query, and caching misses would let requests
         // with made-up appKeys grow this map without bound.
         if (keys !== null && generation === writes && !options.shared) authCache.set(appKey, keys)

@@ -4,7 +4,9 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort } from "@pc/test-support"
+// By path, not by package name: scripts/ensure-system-packages.mjs loads this folder before the
+// first install, when no workspace package is linked into node_modules yet.
+import { freePort } from "../test-support/Net.mjs"
 
 /** A port that was free a moment ago (the caller retries when a server lost the race for it). */
 export { freePort }

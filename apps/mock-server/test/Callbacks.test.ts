@@ -377,37 +377,25 @@ describe("a callback in flight", () => {
   let world: World | undefined
   afterEach(() => stopWorld(world))
 
-  it("neither delays the retries of other deliveries nor keeps the dispatcher busy while it waits", async () => {
-    world = await startWorld({ callbackTimeoutMs: 5_000 })
+  it("does not delay the retries of other deliveries", async () => {
+    // Far longer than this test takes: the slow attempt is still open when the test ends.
+    world = await startWorld({ callbackTimeoutMs: 25_000 })
     const { mock, receiver } = world
     const slow = await newOrder(mock.url)
     const other = await newOrder(mock.url)
     let otherSeen = 0
     receiver.answer((request) => (forOrder(slow.orderSn)(request) ? "hang" : otherSeen++ < 1 ? 500 : 200))
-    /** The share of one core this process uses over a second. */
-    const cpuShare = async () => {
-      const cpuBefore = process.cpuUsage()
-      const wallBefore = performance.now()
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
-      const cpu = process.cpuUsage(cpuBefore)
-      return (cpu.user + cpu.system) / 1000 / (performance.now() - wallBefore)
-    }
     await move(mock.url, slow.orderSn, "pay")
     await receiver.waitFor(1, forOrder(slow.orderSn))
 
-    // While the slow merchant keeps its request open the dispatcher sleeps: this process then uses
-    // well under 1% of a core here; polling for the open attempt every 5 ms took about 30%.
-    expect(await cpuShare()).toBeLessThan(0.1)
-
-    // Another order's retry still comes after its backoff (150-250 ms), not at the next poll.
+    // Another order's retry comes after its own backoff (at least 150 ms, on the mock's clock)...
     await move(mock.url, other.orderSn, "pay")
-    const [first, second] = await receiver.waitFor(2, forOrder(other.orderSn))
-    const gap = second!.receivedAtMs - first!.receivedAtMs
-    expect(gap).toBeGreaterThanOrEqual(145)
-    expect(gap).toBeLessThan(700)
+    await receiver.waitFor(2, forOrder(other.orderSn))
     const delivery = await waitForDelivery(mock.url, other.orderSn, (d) => d.status === "delivered")
     expect(delivery.attempts.map((a) => a.httpStatus)).toEqual([500, 200])
-    // The hanging attempt was recorded before it was sent (CONTRACT.md), without an outcome yet.
+    expect(waitsBetweenAttempts(delivery)[0]).toBeGreaterThanOrEqual(150)
+    // ...while the hanging attempt is still open: recorded before it was sent (CONTRACT.md), without
+    // an outcome yet. Had the retry waited for the hanging attempt, it would come after this.
     const [hanging] = await deliveriesOf(mock.url, slow.orderSn)
     expect(hanging).toMatchObject({ status: "pending", attemptCount: 1 })
     expect(hanging!.attempts).toEqual([

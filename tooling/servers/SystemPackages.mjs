@@ -2,6 +2,7 @@
 // (scripts/ensure-system-packages.mjs) installs the missing ones, or says how.
 import { existsSync } from "node:fs"
 import { chromiumExecutable } from "../chromium/index.mjs"
+import { mariadbBinaries } from "./Mariadb.mjs"
 import { postgresBinDir } from "./Postgres.mjs"
 import { redisServerPath } from "./Redis.mjs"
 
@@ -15,6 +16,11 @@ export const systemPackages = [
     name: "postgresql",
     purpose: "the mock's PostgreSQL store and the SQL replay guard",
     installed: () => postgresBinDir() !== undefined
+  },
+  {
+    name: "mariadb-server",
+    purpose: "the SQL replay guard on MySQL/MariaDB",
+    installed: () => mariadbBinaries() !== undefined
   },
   {
     name: "redis-server",

@@ -14,11 +14,21 @@ export interface ThrowawayPostgres extends ThrowawayServer {
   readonly createDatabase: (name: string) => Promise<string>
 }
 
+/** A throwaway MariaDB: `url` is `mysql://root@127.0.0.1:PORT/test` (a database made at start). */
+export interface ThrowawayMariadb extends ThrowawayServer {
+  /** Creates a database (letters, digits, `_`) on this server and resolves its URL. */
+  readonly createDatabase: (name: string) => Promise<string>
+}
+
 /** A loopback port that was free a moment ago. */
 export declare const freePort: () => Promise<number>
 
 /** The bin directory of the newest installed PostgreSQL (`$PG_BIN`, else /usr/lib/postgresql/N/bin), or undefined. */
 export declare const postgresBinDir: () => string | undefined
+/** MariaDB's server, installer and client: in `$MARIADB_BIN`, else on the PATH or in /usr/bin, /usr/sbin; or undefined. */
+export declare const mariadbBinaries: () =>
+  | { readonly server: string; readonly installDb: string; readonly client: string }
+  | undefined
 /** `$REDIS_SERVER`, else redis-server on the PATH or in /usr/bin, or undefined. */
 export declare const redisServerPath: () => string | undefined
 
@@ -28,6 +38,13 @@ export declare const redisServerPath: () => string | undefined
  * authentication, no fsync: for tests only.
  */
 export declare const startPostgres: (options?: { readonly maxConnections?: number }) => Promise<ThrowawayPostgres>
+
+/**
+ * Starts MariaDB (mariadb-install-db + mariadbd) in a temporary directory on a free loopback port,
+ * with `--user=root` when run as root. No grant tables (any user, no password), nothing flushed at
+ * commit: for tests only.
+ */
+export declare const startMariadb: (options?: { readonly maxConnections?: number }) => Promise<ThrowawayMariadb>
 
 /** Starts redis-server in a temporary directory on a free loopback port, without persistence. */
 export declare const startRedis: () => Promise<ThrowawayServer>

@@ -25,7 +25,7 @@ import type { ReplayEntry, ReplayGuard } from "./ReplayGuard.js"
  * ```
  */
 export interface Options {
-  /** The table's name (letters, digits, `_`). Default `pc_callback_replays`. */
+  /** The table's name (letters, digits, `_`, at most 52 characters). Default `pc_callback_replays`. */
   readonly table?: string | undefined
   /** How long a delivery is kept after it arrived; at least the 5 minute window. Default 10 minutes. */
   readonly ttlMs?: number | undefined
@@ -40,7 +40,9 @@ export interface SqlReplayGuard extends ReplayGuard {
   readonly seenBefore: (entry: ReplayEntry) => Effect.Effect<boolean, SqlError>
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+// The index is named `<table>_expires_at`: 52 + 11 characters fit MySQL's 64 and PostgreSQL's 63
+// (MySQL refuses a longer name; PostgreSQL cuts it, so two long table names could share an index).
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,51}$/
 
 const invalid = (option: string, message: string) =>
   new ConfigurationError({ message: `invalid option ${option}: ${message}`, reason: "InvalidOption", option })
@@ -80,7 +82,7 @@ export const make = (
     const sql = yield* SqlClient.SqlClient
     const tableName = options.table ?? "pc_callback_replays"
     if (!IDENTIFIER.test(tableName)) {
-      return yield* invalid("table", "letters, digits and _ only, starting with a letter or _, at most 63 characters")
+      return yield* invalid("table", "letters, digits and _ only, starting with a letter or _, at most 52 characters")
     }
     const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
     const ttlProblem = invalidTtl(ttlMs)

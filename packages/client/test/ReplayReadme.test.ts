@@ -1,13 +1,14 @@
 // The README's shared replay guard examples run as they are: for each, two receivers started from
-// the example's code share one real store (a throwaway Redis or PostgreSQL); one signed delivery
-// posted to the first is accepted, the same bytes posted to the second are refused as a replay.
+// the example's code share one real store (a throwaway Redis, PostgreSQL or MariaDB); one signed
+// delivery posted to the first is accepted, the same bytes posted to the second are refused as a
+// replay. MariaDB runs the SQL example as the README tells MySQL users to change it.
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, startPostgres, startRedis } from "@pc/servers"
+import { freePort, startMariadb, startPostgres, startRedis } from "@pc/servers"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventBody, signCallback } from "./support/callbacks.js"
 import { waitUntil } from "./support/mock.js"
@@ -15,12 +16,23 @@ import { keyOf } from "./support/vectors.js"
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const readme = readFileSync(join(packageDir, "README.md"), "utf8")
-const examples = new Map(
+const readmeBlocks = new Map(
   [...readme.matchAll(/<!-- replay-example: ([a-z-]+) -->\n```ts\n([\s\S]*?)\n```/g)].map(([, name, code]) => [
     name!,
     code!
   ])
 )
+/** The SQL example as the README tells MySQL/MariaDB users to change it: MysqlClient's layer for PgClient's. */
+const onMysql = (code: string) => {
+  const swapped = code
+    .replace('import { PgClient } from "@effect/sql-pg"', 'import { MysqlClient } from "@effect/sql-mysql2"')
+    .replace("PgClient.layer(", "MysqlClient.layer(")
+  if (swapped.includes("PgClient") || !readme.includes("`MysqlClient.layer(")) {
+    throw new Error("the README's sql example and its MySQL instructions no longer match: update both")
+  }
+  return swapped
+}
+const examples = new Map([...readmeBlocks, ["sql-mysql", onMysql(readmeBlocks.get("sql") ?? "")]])
 const require = createRequire(import.meta.url)
 const exampleFile = (name: string) => join(packageDir, `.readme-replay-${name}.ts`)
 const tsconfig = join(tmpdir(), `pc-client-replay-readme-${process.pid}.tsconfig.json`)
@@ -102,7 +114,7 @@ describe("README shared replay guard examples", () => {
   })
 
   it("are the redis and sql blocks, and type-check under the package's strict settings", async () => {
-    expect([...examples.keys()]).toEqual(["redis", "sql"])
+    expect([...readmeBlocks.keys()]).toEqual(["redis", "sql"])
     const tsc = spawn(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", tsconfig], { cwd: packageDir })
     let output = ""
     tsc.stdout.on("data", (chunk: Buffer) => {
@@ -122,10 +134,15 @@ describe("README shared replay guard examples", () => {
       const server = await startPostgres()
       stops.push(server.stop)
       return { DATABASE_URL: server.url }
+    },
+    "sql-mysql": async () => {
+      const server = await startMariadb()
+      stops.push(server.stop)
+      return { DATABASE_URL: server.url }
     }
   }
 
-  it.each(["redis", "sql"] as const)(
+  it.each(["redis", "sql", "sql-mysql"] as const)(
     "%s: two receivers on one store accept a delivery once, and a fresh delivery again",
     async (name) => {
       const env = { ...(await store[name]()), PC_PLATFORM_KEY: keyOf("platform-sandbox-v1").publicSpkiPem }
@@ -134,7 +151,8 @@ describe("README shared replay guard examples", () => {
         startReceiver(exampleFile(name), env)
       ])
       receivers.push(first!, second!)
-      const body = eventBody({ eventId: `evt_${name}` })
+      const eventId = `evt_${name.replace("-", "_")}`
+      const body = eventBody({ eventId })
       const headers = await signCallback({ key: "platform-sandbox-v1", timestamp: Date.now(), body, appKey: APP_KEY })
       expect(await post(first!.url, headers, body)).toMatchObject({ status: 200, body: { code: "SUCCESS" } })
       // The same captured bytes, replayed to the other instance.
@@ -145,7 +163,7 @@ describe("README shared replay guard examples", () => {
       const again = await signCallback({ key: "platform-sandbox-v1", timestamp: Date.now() + 1, body, appKey: APP_KEY })
       expect(await post(second!.url, again, body)).toMatchObject({ status: 200 })
       // Each receiver prints its verified event after it has answered: wait for the line.
-      const verified = new RegExp(`callback verified:? order\\.paid M-1001 evt_${name}`)
+      const verified = new RegExp(`callback verified:? order\\.paid M-1001 ${eventId}`)
       for (const receiver of [first!, second!]) {
         await waitUntil(`the receiver to print the verified event`, () =>
           verified.test(receiver.output()) ? true : undefined

@@ -5,7 +5,7 @@ import { connect } from "node:net"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
-import { postgresBinDir, startPostgres, startRedis } from "../index.mjs"
+import { mariadbBinaries, postgresBinDir, startMariadb, startPostgres, startRedis } from "../index.mjs"
 
 const run = promisify(execFile)
 
@@ -43,6 +43,35 @@ describe("throwaway servers", () => {
     }
     expect(existsSync(pg.dir)).toBe(false)
     expect(await refused(pg.port)).toBe(true)
+  })
+
+  it("MariaDB: answers SQL on its port, creates databases, and is gone after stop()", async () => {
+    const mariadb = await startMariadb()
+    try {
+      expect(mariadb.url).toBe(`mysql://root@127.0.0.1:${mariadb.port}/test`)
+      const url = await mariadb.createDatabase("servers_test")
+      expect(url).toBe(`mysql://root@127.0.0.1:${mariadb.port}/servers_test`)
+      const { stdout } = await run(mariadbBinaries()!.client, [
+        "--no-defaults",
+        "-h",
+        "127.0.0.1",
+        "-P",
+        String(mariadb.port),
+        "-u",
+        "root",
+        "-N",
+        "-B",
+        "servers_test",
+        "-e",
+        "SELECT DATABASE(), 6 * 7"
+      ])
+      expect(stdout.trim()).toBe("servers_test\t42")
+      await expect(mariadb.createDatabase("x; DROP DATABASE test")).rejects.toThrow(/not a plain database name/)
+    } finally {
+      await mariadb.stop()
+    }
+    expect(existsSync(mariadb.dir)).toBe(false)
+    expect(await refused(mariadb.port)).toBe(true)
   })
 
   it("Redis: answers commands on its port, keeps no snapshot, and is gone after stop()", async () => {

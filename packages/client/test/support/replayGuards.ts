@@ -6,7 +6,7 @@ import type { Layer } from "effect"
 import type * as ReplayGuard from "../../src/ReplayGuard.js"
 import type * as ReplaySql from "../../src/ReplaySql.js"
 
-export type SharedGuardKind = "sqlite" | "postgres" | "ioredis" | "node-redis"
+export type SharedGuardKind = "sqlite" | "postgres" | "mysql" | "ioredis" | "node-redis"
 
 export interface OpenGuard {
   readonly guard: ReplayGuard.ReplayGuard
@@ -20,7 +20,7 @@ const onSql = async (layer: Layer.Layer<SqlClient, unknown>, options: ReplaySql.
   return { guard, close: () => runtime.dispose() }
 }
 
-/** `target`: the SQLite file, the PostgreSQL URL or the Redis URL. */
+/** `target`: the SQLite file, the PostgreSQL or MySQL/MariaDB URL, or the Redis URL. */
 export const openGuard = async (
   kind: SharedGuardKind,
   target: string,
@@ -34,6 +34,10 @@ export const openGuard = async (
     case "postgres": {
       const [{ PgClient }, { Redacted }] = await Promise.all([import("@effect/sql-pg"), import("effect")])
       return onSql(PgClient.layer({ url: Redacted.make(target), maxConnections: 8 }), options)
+    }
+    case "mysql": {
+      const [{ MysqlClient }, { Redacted }] = await Promise.all([import("@effect/sql-mysql2"), import("effect")])
+      return onSql(MysqlClient.layer({ url: Redacted.make(target), maxConnections: 8 }), options)
     }
     case "ioredis": {
       const [{ Redis }, ReplayRedis] = await Promise.all([import("ioredis"), import("../../src/ReplayRedis.js")])

@@ -23,6 +23,12 @@ export interface MockConfigShape {
   readonly callbackMaxAgeMs: number
   /** Time allowed for one callback attempt. */
   readonly callbackTimeoutMs: number
+  /**
+   * The longest the callback dispatcher sleeps before it looks for due work again (1 s). Work this
+   * process makes wakes it at once; the look is for what it cannot hear of: another replica's
+   * moves on a shared database, a crashed replica's leases running out.
+   */
+  readonly callbackPollMs: number
   /** Request bodies over this many bytes get payloadTooLarge. */
   readonly bodyLimitBytes: number
   /** Orders still CREATED this long after creation expire. */
@@ -48,6 +54,7 @@ export const defaults: MockConfigShape = {
   callbackBackoffMs: 15_000,
   callbackMaxAgeMs: 24 * 60 * 60 * 1000,
   callbackTimeoutMs: 10_000,
+  callbackPollMs: 1_000,
   bodyLimitBytes: 64 * 1024,
   orderTtlMs: 30 * 60 * 1000,
   rateLimitPerMinute: undefined,
@@ -119,6 +126,7 @@ export const check = (config: MockConfigShape): MockConfigShape => {
   checkInteger("--callback-backoff-ms", config.callbackBackoffMs, 1)
   checkInteger("callbackMaxAgeMs", config.callbackMaxAgeMs, 1)
   checkInteger("--callback-timeout-ms", config.callbackTimeoutMs, 1, MAX_TIMER_MS)
+  checkInteger("callbackPollMs", config.callbackPollMs, 1, MAX_TIMER_MS)
   checkInteger("--order-ttl-ms", config.orderTtlMs, 1)
   checkInteger("--body-limit-bytes", config.bodyLimitBytes, 1)
   if (config.rateLimitPerMinute !== undefined) checkInteger("--rate-limit-per-minute", config.rateLimitPerMinute, 1)

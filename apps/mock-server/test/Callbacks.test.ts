@@ -350,6 +350,25 @@ describe("callback timeout", () => {
   })
 })
 
+describe("the dispatcher's wake-up", () => {
+  let world: World | undefined
+  afterEach(() => stopWorld(world))
+
+  it("is a move in this process, not a timer: with the longest poll allowed the callback still arrives", async () => {
+    // The dispatcher would sleep 24 days before looking for work by itself: the callback can only
+    // arrive because the pay move woke it (the wait below would time out otherwise).
+    world = await startWorld({ callbackPollMs: 2 ** 31 - 1 })
+    const { mock, receiver } = world
+    for (let i = 0; i < 3; i++) {
+      const { orderSn } = await newOrder(mock.url)
+      await move(mock.url, orderSn, "pay")
+      const [request] = await receiver.waitFor(1, forOrder(orderSn))
+      expectCallbackShape(request!)
+      await waitForDelivery(mock.url, orderSn, (d) => d.status === "delivered")
+    }
+  })
+})
+
 describe("a callback in flight", () => {
   let world: World | undefined
   afterEach(() => stopWorld(world))

@@ -46,6 +46,8 @@ describe("check", () => {
     [{ callbackBackoffMs: Number.NaN }, /--callback-backoff-ms/],
     [{ callbackMaxAgeMs: 0 }, /callbackMaxAgeMs/],
     [{ callbackTimeoutMs: 0 }, /--callback-timeout-ms/],
+    [{ callbackPollMs: 0 }, /callbackPollMs/],
+    [{ callbackPollMs: 2 ** 31 }, /callbackPollMs/],
     [{ orderTtlMs: -1 }, /--order-ttl-ms/],
     [{ bodyLimitBytes: 0 }, /--body-limit-bytes/],
     [{ rateLimitPerMinute: 0 }, /--rate-limit-per-minute/],

@@ -7,6 +7,8 @@
  */
 import { Canonical, Headers } from "@pc/core"
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Queue, Random } from "effect"
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http"
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import { MockConfig } from "../Config.js"
 import { eventPublisher } from "../events/MockEvents.js"
 import { isoTime } from "../IsoTime.js"
@@ -35,25 +37,29 @@ export const MAX_IN_FLIGHT = 16
 export const MAX_IN_FLIGHT_PER_MERCHANT = 4
 
 /** The first `max` bytes (about) of a response body as text; the rest is never downloaded. */
-const readPrefix = async (response: Response, max: number): Promise<string> => {
-  const reader = response.body?.getReader()
-  if (reader === undefined) return ""
-  const chunks: Array<Uint8Array> = []
-  let size = 0
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read()
-      if (done) break
-      chunks.push(value)
-      size += value.length
+const readPrefix = (response: IncomingMessage, max: number): Promise<string> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const done = () => {
+      response.off("data", onData)
+      resolve(new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max)))
     }
-  } catch {
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk)
+      size += chunk.length
+      // Enough read: the rest is dropped with the connection rather than downloaded.
+      if (size >= max) {
+        response.destroy()
+        done()
+      }
+    }
+    response.on("data", onData)
+    response.once("end", done)
     // A body cut off (or timed out) after the status line: the status is what counts.
-  } finally {
-    await reader.cancel().catch(() => undefined)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max))
-}
+    response.once("error", done)
+    response.once("close", done)
+  })
 
 /** The delay before attempt `n + 1` after `n` failed attempts: doubling from `baseMs`, +-25% jitter. */
 export const backoffDelay = (baseMs: number, failedAttempts: number, random: number): number =>
@@ -81,24 +87,64 @@ export const make = Effect.gen(function* () {
       : ({ status: "pending", nextAttemptAtMs } as const)
   }
 
+  // Keep-alive agents: consecutive callbacks to one endpoint reuse a connection instead of a TCP
+  // (and TLS) handshake each; at most as many sockets per endpoint as attempts may run at once.
+  const agents = yield* Effect.acquireRelease(
+    Effect.sync(() => ({
+      http: new HttpAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT }),
+      https: new HttpsAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT })
+    })),
+    (made) =>
+      Effect.sync(() => {
+        made.http.destroy()
+        made.https.destroy()
+      })
+  )
+
+  /**
+   * POSTs a callback and reads the status and the start of the answer within the attempt's time.
+   * Redirects are not followed (CONTRACT.md: a 3xx is a failed attempt): node:http never does.
+   */
   const post = (url: string, headers: Record<string, string>, body: string) =>
-    Effect.tryPromise({
-      try: async (signal) => {
-        const timeout = AbortSignal.timeout(config.callbackTimeoutMs)
-        const response = await fetch(url, {
-          method: "POST",
-          headers,
-          body,
-          redirect: "manual",
-          signal: AbortSignal.any([signal, timeout])
-        })
-        const text = await readPrefix(response, ANSWER_PREFIX_BYTES)
-        return { status: response.status, excerpt: text.slice(0, EXCERPT) }
-      },
-      catch: (cause) =>
-        cause instanceof Error && cause.name === "TimeoutError"
-          ? `no answer within ${config.callbackTimeoutMs} ms`
-          : `request failed: ${cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause)}`
+    Effect.async<{ readonly status: number; readonly excerpt: string }, string>((resume) => {
+      const target = new URL(url)
+      const secure = target.protocol === "https:"
+      const payload = Buffer.from(body, "utf8")
+      let settled = false
+      let response: IncomingMessage | undefined
+      const settle = (outcome: Effect.Effect<{ readonly status: number; readonly excerpt: string }, string>) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resume(outcome)
+      }
+      const request = (secure ? httpsRequest : httpRequest)(target, {
+        method: "POST",
+        agent: secure ? agents.https : agents.http,
+        headers: { ...headers, "content-length": String(payload.length) }
+      })
+      const timer = setTimeout(() => {
+        // Once the status line is in, the status counts and the body read so far is the excerpt.
+        if (response !== undefined) response.destroy()
+        else {
+          settle(Effect.fail(`no answer within ${config.callbackTimeoutMs} ms`))
+          request.destroy()
+        }
+      }, config.callbackTimeoutMs)
+      request.once("response", (answer) => {
+        response = answer
+        void readPrefix(answer, ANSWER_PREFIX_BYTES).then((text) =>
+          settle(Effect.succeed({ status: answer.statusCode ?? 0, excerpt: text.slice(0, EXCERPT) }))
+        )
+      })
+      request.on("error", (cause) => {
+        if (response === undefined) settle(Effect.fail(`request failed: ${cause.message}`))
+      })
+      request.end(payload)
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        request.destroy()
+      })
     })
 
   /** One attempt of a delivery leased until `leasedUntilMs` (see `Store.lease`). */
@@ -189,7 +235,6 @@ export const make = Effect.gen(function* () {
     for (const orderSn of yield* store.dueOrders(nowMs)) {
       yield* orders.move(orderSn, "EXPIRED").pipe(Effect.catchTag("ApiError", () => Effect.void))
     }
-    let started = 0
     // Claim (lease) due rows for the attempt's length: while it runs a row is not due (so this loop
     // does not spin, and no other replica on a shared database takes it), and if the process dies
     // mid-attempt the row is due again once the lease ends. Only the lease that took the row
@@ -216,7 +261,6 @@ export const make = Effect.gen(function* () {
       }
       inFlight.add(delivery.id)
       inFlightByMerchant.set(delivery.appKey, merchantInFlight + 1)
-      started++
       yield* FiberSet.run(
         fibers,
         attempt(delivery, leasedUntilMs).pipe(
@@ -242,20 +286,28 @@ export const make = Effect.gen(function* () {
       )
     }
     yield* store.release(extra, leasedUntilMs, nowMs)
+    // What is due now but was not started waits for an attempt to end (each end wakes the loop),
+    // and new work from this process wakes it too (a move, a resend, a notify URL): the timer is
+    // only for what falls due later (a retry's backoff, an order's expiry, a lease running out),
+    // and at most callbackPollMs for what only the database knows (another replica's moves).
     const soonest = Math.min(
-      (yield* store.nextDeliveryAt) ?? Number.POSITIVE_INFINITY,
+      (yield* store.nextDeliveryAt(nowMs)) ?? Number.POSITIVE_INFINITY,
       (yield* store.nextExpiry) ?? Number.POSITIVE_INFINITY
     )
-    // Due now yet nothing started means only in-flight rows are due (a resend during an attempt),
-    // or as many attempts are in flight as allowed: wait for an attempt to end (it wakes us)
-    // rather than spin.
-    const next = soonest <= nowMs && started === 0 ? nowMs + 1000 : soonest
-    // Sleep until the next thing is due (at most a second), or until something new is queued.
-    const waitMs = Math.max(5, Math.min(1000, next - (yield* Clock.currentTimeMillis)))
-    sleepingUntil = (yield* Clock.currentTimeMillis) + waitMs
+    const before = yield* Clock.currentTimeMillis
+    const waitMs = Math.max(0, Math.min(config.callbackPollMs, soonest - before))
+    sleepingUntil = before + waitMs
     yield* Effect.race(wake.take, Effect.sleep(Duration.millis(waitMs)))
     sleepingUntil = Number.NEGATIVE_INFINITY
-  }).pipe(Effect.catchAllCause((cause) => Effect.logError("dispatcher tick failed", cause)))
+  }).pipe(
+    // A failed tick (the database gone for a moment) is tried again after a pause, not in a hot loop.
+    Effect.catchAllCause((cause) =>
+      Effect.zipRight(
+        Effect.logError("dispatcher tick failed", cause),
+        Effect.sleep(Duration.millis(config.callbackPollMs))
+      )
+    )
+  )
 
   yield* Effect.forkScoped(Effect.forever(tick))
   // A create falls due at its expiry, usually long after the loop's next wake-up: waking the loop

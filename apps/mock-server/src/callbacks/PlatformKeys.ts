@@ -3,11 +3,12 @@
  * new version that signs every callback from then on, while the old one stays published (spec 5.5).
  */
 import type { Crypto } from "@pc/core"
-import { KeyPair, NodeCrypto } from "@pc/crypto-node"
+import { KeyPair } from "@pc/crypto-node"
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
 import { MockConfig } from "../Config.js"
 import type { PlatformKey } from "../store/PlatformKeyStore.js"
 import { Store } from "../store/Store.js"
+import { platformSigner } from "./CallbackSigner.js"
 
 /** A platform key as the developer menu publishes it: never the private key. */
 export interface PublishedPlatformKey {
@@ -33,11 +34,9 @@ export const make = Effect.gen(function* () {
     return yield* store.addPlatformKey({ privateKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem, nowMs })
   })
 
+  // Parsed once per key version; signing then runs off the event loop (CallbackSigner.ts).
   const load = (key: PlatformKey) =>
-    Effect.map(
-      Effect.promise(() => NodeCrypto.importPrivateKey(key.privateKeyPem)),
-      (signer): CurrentPlatformKey => ({ version: key.version, signer })
-    )
+    Effect.sync((): CurrentPlatformKey => ({ version: key.version, signer: platformSigner(key.privateKeyPem) }))
 
   // A new environment's first key pair (RSA 2048) keeps a thread-pool thread busy for 50-500 ms: it is
   // made in the background from here, so the mock listens meanwhile, and whatever signs or lists

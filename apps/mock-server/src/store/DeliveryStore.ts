@@ -5,7 +5,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Wire from "@pc/core/Wire"
 import { Effect, Option, Schema } from "effect"
-import { skipLocked } from "./Dialect.js"
+import { joinFirstRows } from "./Dialect.js"
 import { badRowIsDefect, column } from "./Row.js"
 import { NotFound } from "./StoreError.js"
 
@@ -90,8 +90,11 @@ export interface DeliveryStore {
   /** Pending deliveries due at `nowMs`, at most 50, earliest first. */
   readonly dueDeliveries: (nowMs: number) => Effect.Effect<ReadonlyArray<Delivery>, SqlError>
 
-  /** When the earliest pending delivery is due; `null` when none is pending. */
-  readonly nextDeliveryAt: Effect.Effect<number | null, SqlError>
+  /**
+   * When the earliest pending delivery falls due after `afterMs` (a retry, or a lease that ends);
+   * `null` when none does. What is due already is the claim's business, not a timer's.
+   */
+  readonly nextDeliveryAt: (afterMs: number) => Effect.Effect<number | null, SqlError>
 
   /**
    * Leases a delivery that is pending and due at `nowMs` for an attempt until `untilMs` (see the
@@ -237,9 +240,10 @@ export const makeDeliveryStore = Effect.gen(function* () {
       sql`SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM delivery_attempts WHERE delivery_id = ${deliveryId}`
   })
   const earliest = SqlSchema.single({
-    Request: Schema.Void,
+    Request: Schema.Number,
     Result: EarliestAt,
-    execute: () => sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending'`
+    execute: (afterMs) =>
+      sql`SELECT MIN(next_attempt_at_ms) AS at FROM deliveries WHERE status = 'pending' AND next_attempt_at_ms > ${afterMs}`
   })
 
   const withAttempts = (delivery: Delivery) =>
@@ -259,10 +263,11 @@ export const makeDeliveryStore = Effect.gen(function* () {
         ORDER BY next_attempt_at_ms LIMIT 50`
       )().pipe(badRowIsDefect),
 
-    nextDeliveryAt: earliest().pipe(
-      Effect.map((row) => row.at),
-      badRowIsDefect
-    ),
+    nextDeliveryAt: (afterMs) =>
+      earliest(afterMs).pipe(
+        Effect.map((row) => row.at),
+        badRowIsDefect
+      ),
 
     lease: (id, nowMs, untilMs) =>
       sql`UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
@@ -271,23 +276,38 @@ export const makeDeliveryStore = Effect.gen(function* () {
       ),
 
     claimDue: (nowMs, untilMs, options) => {
-      const notExcluded = options.exclude.length === 0 ? sql`1 = 1` : sql`id NOT IN ${sql.in(options.exclude)}`
-      const notBusy = options.busy.length === 0 ? sql`1 = 1` : sql`app_key NOT IN ${sql.in(options.busy)}`
-      // FOR UPDATE cannot share a query level with a window function: the rows are locked in the
-      // first step, and ranked in the second.
+      const notExcluded =
+        options.exclude.length === 0 ? sql`1 = 1` : sql`inner_rows.id NOT IN ${sql.in(options.exclude)}`
+      const notBusy = options.busy.length === 0 ? sql`1 = 1` : sql`m.app_key NOT IN ${sql.in(options.busy)}`
+      // The work is bounded by the merchants with pending deliveries and the batch, never by the
+      // number of rows due: `merchants` walks the distinct merchants along the index (one probe
+      // each), `candidates` takes each one's earliest `perMerchant` due rows (one index range
+      // each), and only those are ranked. A backlog of 10,000 due rows of one merchant costs what
+      // a backlog of 4 does. On PostgreSQL only the candidates are locked (Dialect.ts).
       return deliveryRows(
-        () => sql`WITH due AS (
-          SELECT id, app_key, next_attempt_at_ms FROM deliveries
-          WHERE status = 'pending' AND next_attempt_at_ms <= ${nowMs} AND ${notExcluded} AND ${notBusy}
-          ${skipLocked(sql)}
+        () => sql`WITH RECURSIVE merchants(app_key) AS (
+          SELECT (SELECT app_key FROM deliveries WHERE status = 'pending' ORDER BY app_key LIMIT 1)
+          UNION ALL
+          SELECT (SELECT d.app_key FROM deliveries d WHERE d.status = 'pending' AND d.app_key > m.app_key
+            ORDER BY d.app_key LIMIT 1)
+          FROM merchants m WHERE m.app_key IS NOT NULL
+        ), candidates AS (
+          SELECT first_rows.id, first_rows.app_key, first_rows.next_attempt_at_ms FROM merchants m
+          ${joinFirstRows(
+            sql,
+            "deliveries",
+            sql`WHERE inner_rows.app_key = m.app_key AND inner_rows.status = 'pending'
+              AND inner_rows.next_attempt_at_ms <= ${nowMs} AND ${notExcluded}
+              ORDER BY inner_rows.next_attempt_at_ms LIMIT ${options.perMerchant}`
+          )}
+          WHERE m.app_key IS NOT NULL AND ${notBusy}
         ), turns AS (
           SELECT id, next_attempt_at_ms,
             ROW_NUMBER() OVER (PARTITION BY app_key ORDER BY next_attempt_at_ms, id) AS turn
-          FROM due
+          FROM candidates
         )
         UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
-        WHERE id IN (SELECT id FROM turns WHERE turn <= ${options.perMerchant}
-          ORDER BY turn, next_attempt_at_ms, id LIMIT ${options.limit})
+        WHERE id IN (SELECT id FROM turns ORDER BY turn, next_attempt_at_ms, id LIMIT ${options.limit})
         RETURNING *`
       )().pipe(badRowIsDefect)
     },

@@ -4,6 +4,7 @@
 // node-postgres's type parsers, is in Database.ts.)
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { Effect } from "effect"
 
 /**
@@ -30,6 +31,28 @@ export const epochMsType = (sql: SqlClient.SqlClient) =>
  */
 export const skipLocked = (sql: SqlClient.SqlClient) =>
   sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE SKIP LOCKED"), orElse: () => sql.literal("") })
+
+/**
+ * Joins each row of the query before it to the first rows of `table` that `rows` picks: a
+ * correlated `WHERE ... ORDER BY ... LIMIT n` over the alias `inner_rows`, whose result is named
+ * `first_rows` (it needs an `id` column). PostgreSQL runs it as a `CROSS JOIN LATERAL` and locks
+ * the rows it picks `FOR UPDATE SKIP LOCKED` (see {@link skipLocked}); SQLite has no LATERAL and
+ * runs the same subquery as an `IN` list of ids. Either way each outer row costs one index range
+ * of at most `n` rows, whatever the size of the table (PostgreSQL would scan the whole table for
+ * SQLite's form, and SQLite cannot parse PostgreSQL's).
+ *
+ * @example
+ * ```ts
+ * sql`SELECT first_rows.id FROM merchants m ${joinFirstRows(sql, "deliveries", sql`WHERE inner_rows.app_key = m.app_key
+ *   ORDER BY inner_rows.next_attempt_at_ms LIMIT 4`)}`
+ * ```
+ */
+export const joinFirstRows = (sql: SqlClient.SqlClient, table: string, rows: Statement.Fragment) =>
+  sql.onDialectOrElse({
+    pg: () => sql`CROSS JOIN LATERAL (SELECT * FROM ${sql(table)} inner_rows ${rows} ${skipLocked(sql)}) first_rows`,
+    orElse: () =>
+      sql`JOIN ${sql(table)} first_rows ON first_rows.id IN (SELECT inner_rows.id FROM ${sql(table)} inner_rows ${rows})`
+  })
 
 /** An arbitrary constant naming the mock's migration lock among PostgreSQL advisory locks. */
 const MIGRATION_LOCK = 4_010_013

@@ -83,5 +83,11 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
     // In the lists' exact order (newest first, ties by key), so no sort is left to do.
     yield* sql`CREATE INDEX orders_recent ON orders(created_at, order_sn)`
     yield* sql`CREATE INDEX merchants_recent ON merchants(created_at, app_key)`
+  }),
+  // The index a claim of due callbacks walks (DeliveryStore.claimDue): the merchants that have
+  // pending deliveries, and each one's earliest due rows, without reading a whole backlog.
+  "0003_delivery_claim": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE INDEX deliveries_pending_merchant ON deliveries(app_key, next_attempt_at_ms) WHERE status = 'pending'`
   })
 }

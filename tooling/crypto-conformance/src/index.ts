@@ -177,7 +177,7 @@ export const describeCryptoProvider = (label: string, provider: Crypto.CryptoPro
         // (Buffer's, atob) reads it as the very signature; strict Base64 has one spelling of each.
         const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
         const beforePadding = v.signature.indexOf("=") - 1
-        expect(beforePadding).toBeGreaterThan(0) // a 2048-bit signature (256 bytes) ends in "=="
+        expect(beforePadding > 0).toBe(true) // a 2048-bit signature (256 bytes) ends in "=="
         const strayBits =
           v.signature.slice(0, beforePadding) +
           alphabet[alphabet.indexOf(v.signature[beforePadding]!) ^ 1] +

@@ -81,4 +81,31 @@ describe("Base64", () => {
       { numRuns: 5000 }
     )
   })
+
+  it("finds the mistake anywhere in a signature-sized text, not only in the first characters", () => {
+    const signature = Base64.encode(Uint8Array.from({ length: 256 }, (_, i) => (i * 37) % 256))
+    const at = (i: number, c: string) => signature.slice(0, i) + c + signature.slice(i + 1)
+    expect(reasonOf(signature)).toBe("ok")
+    expect(reasonOf(at(200, "-"))).toBe("UrlSafeAlphabet")
+    expect(reasonOf(at(341, "_"))).toBe("UrlSafeAlphabet")
+    expect(reasonOf(at(200, " "))).toBe("Whitespace")
+    expect(reasonOf(at(200, "="))).toBe("BadPadding")
+    expect(reasonOf(at(200, "é"))).toBe("InvalidCharacter")
+    expect(reasonOf(`${signature.slice(0, 200)}%2B${signature.slice(203)}`)).toBe("PercentEncoded")
+    expect(reasonOf(signature.slice(0, -1))).toBe("BadLength")
+  })
+
+  it("accepts exactly the canonical encodings, whatever characters it is given (Node's Buffer as the oracle)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(..."AQgwZm9v+/=-_% \né\u0100"), maxLength: 16 }), (text) => {
+        // Buffer decodes leniently; the text is canonical when encoding those bytes gives it back.
+        const lenient = Buffer.from(text, "base64")
+        const canonical = text !== "" && lenient.toString("base64") === text
+        const result = Base64.decode(text)
+        expect(result.ok).toBe(canonical)
+        if (result.ok) expect(Buffer.from(result.bytes)).toEqual(lenient)
+      }),
+      { numRuns: 5000 }
+    )
+  })
 })

@@ -67,22 +67,29 @@ class WebVerifier implements Crypto.Verifier {
     this.#key = key
     this.#signatureLength = Math.ceil(modulusLength / 8)
   }
-  async verify(message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> {
+  verify(message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> {
     let bytes: Uint8Array
     if (typeof signature === "string") {
       const decoded = Base64.decode(signature)
-      if (!decoded.ok) return false
+      if (!decoded.ok) return Promise.resolve(false)
       bytes = decoded.bytes
     } else if (signature instanceof Uint8Array) bytes = signature
-    else return false // an absent header (undefined), an array of headers: not a signature
-    if (bytes.length !== this.#signatureLength) return false
+    else return Promise.resolve(false) // an absent header (undefined), an array of headers: not a signature
+    if (bytes.length !== this.#signatureLength) return Promise.resolve(false)
+    // Not an async function: the promise crypto.subtle gives is passed on with one handler, not
+    // wrapped in a second promise (one verify per callback or request is the hot path).
     try {
-      return await subtle().verify(ALGORITHM, this.#key, bytes as Bytes, toBytes(message))
+      return subtle()
+        .verify(ALGORITHM, this.#key, bytes as Bytes, toBytes(message))
+        .then(undefined, never)
     } catch {
-      return false
+      return Promise.resolve(false)
     }
   }
 }
+
+// A verification that cannot run (a key of the wrong kind, a runtime refusal) is a failed one.
+const never = (): boolean => false
 
 const importKey = async (format: "pkcs8" | "spki", der: Uint8Array, usage: "sign" | "verify"): Promise<CryptoKey> => {
   try {

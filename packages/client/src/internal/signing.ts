@@ -35,39 +35,45 @@ export const requestSigner =
   (
     request: HttpClientRequest.HttpClientRequest
   ): Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.RequestError> =>
-    Effect.gen(function* () {
+    // A plain chain rather than Effect.gen: it runs once per attempt, on the hot path.
+    Effect.suspend(() => {
       const body = bodyBytes(request)
       if (body === undefined) {
-        return yield* new HttpClientError.RequestError({
-          request,
-          reason: "Encode",
-          description: `a ${request.body._tag} body cannot be signed; send the exact bytes as a Uint8Array body`
-        })
+        return Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Encode",
+            description: `a ${request.body._tag} body cannot be signed; send the exact bytes as a Uint8Array body`
+          })
+        )
       }
       let path: string
       try {
         path = new URL(request.url).pathname
       } catch (cause) {
-        return yield* new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause })
+        return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause }))
       }
-      const timestamp = yield* Clock.currentTimeMillis
       const version = options.keyRing.current
-      const headers = yield* Effect.tryPromise({
-        try: () =>
-          RequestSigning.sign(options.keyRing, {
-            method: request.method,
-            path,
-            appKey: options.appKey,
-            timestamp,
-            body
-          }),
-        catch: (cause) =>
-          new HttpClientError.RequestError({
-            request,
-            reason: "Encode",
-            description: `the signer of key version ${version} failed`,
-            cause: new SigningFailure(cause)
+      return Clock.currentTimeMillis.pipe(
+        Effect.flatMap((timestamp) =>
+          Effect.tryPromise({
+            try: () =>
+              RequestSigning.sign(options.keyRing, {
+                method: request.method,
+                path,
+                appKey: options.appKey,
+                timestamp,
+                body
+              }),
+            catch: (cause) =>
+              new HttpClientError.RequestError({
+                request,
+                reason: "Encode",
+                description: `the signer of key version ${version} failed`,
+                cause: new SigningFailure(cause)
+              })
           })
-      })
-      return HttpClientRequest.setHeaders(request, headers)
+        ),
+        Effect.map((headers) => HttpClientRequest.setHeaders(request, headers))
+      )
     })

@@ -48,8 +48,12 @@ export const launchers = (): ReadonlyArray<Launcher> => {
   return chain
 }
 
-/** The launchers as {@link recordLaunchersAtStart} found them. */
-let atStart: ReadonlyArray<Launcher> | undefined
+/**
+ * The launchers as {@link recordLaunchersAtStart} found them. Kept on the global object: the bin and
+ * the command line it runs are two bundles (see build.mjs), each with its own copy of this module.
+ */
+const AT_START = Symbol.for("@pc/cli/launchersAtStart")
+const recorded = globalThis as { [AT_START]?: ReadonlyArray<Launcher> }
 
 /**
  * Reads the launcher chain now, at the start of the process (the bin calls it before it loads the
@@ -61,11 +65,11 @@ let atStart: ReadonlyArray<Launcher> | undefined
  * @example
  * ```ts
  * recordLaunchersAtStart()
- * await import("./Main.js")
+ * runBundle(mainBundleFile)
  * ```
  */
 export const recordLaunchersAtStart = (): void => {
-  atStart ??= launchers()
+  recorded[AT_START] ??= launchers()
 }
 
 /** Whether a launcher recorded by {@link launchers} has ended (or its pid now names another process). */
@@ -85,9 +89,9 @@ export const isGone = (recorded: Launcher): boolean => {
  * ```
  */
 export const whenLaunchersGone = (onGone: () => void, intervalMs = 250): (() => void) => {
-  const recorded = atStart ?? launchers()
+  const chain = recorded[AT_START] ?? launchers()
   const timer = setInterval(() => {
-    if (recorded.some(isGone)) {
+    if (chain.some(isGone)) {
       clearInterval(timer)
       onGone()
     }

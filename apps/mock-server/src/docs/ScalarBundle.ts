@@ -6,7 +6,6 @@
  */
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
-import { pathToFileURL } from "node:url"
 
 let bundle: Promise<string> | undefined
 
@@ -19,11 +18,12 @@ let bundle: Promise<string> | undefined
  * ```
  */
 export const scalarBundle = (): Promise<string> => {
-  bundle ??= (async () => {
-    const entry = createRequire(import.meta.url).resolve("@effect/platform/HttpApiScalar")
-    const internal = join(dirname(entry), "internal", "httpApiScalar.js")
-    const module = (await import(pathToFileURL(internal).href)) as { readonly javascript: string }
-    return module.javascript
-  })()
+  // Required, not imported: the resolution lands in the package's CommonJS build, and `pc` runs
+  // the mock from a vm.Script (its code cache), where `import()` has no loader.
+  bundle ??= new Promise((resolve) => {
+    const require = createRequire(import.meta.url)
+    const internal = join(dirname(require.resolve("@effect/platform/HttpApiScalar")), "internal", "httpApiScalar.js")
+    resolve((require(internal) as { readonly javascript: string }).javascript)
+  })
   return bundle
 }

@@ -18,11 +18,13 @@ import { sharedMockEvents } from "./events/SharedEvents.js"
 import { DecodeFailureAsParamError, wrapApp } from "./http/App.js"
 import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
+import { makeCreateOrderFastPath, withFastPath } from "./http/CreateOrderFastPath.js"
 import * as ListenGate from "./http/ListenGate.js"
 import { batchedLogFmt } from "./log/BatchedLogFmt.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { CheckoutHandlers } from "./routes/Checkout.js"
 import { CreateOrderHandlers } from "./routes/CreateOrder.js"
+import { CreateOrderFlow } from "./routes/CreateOrderFlow.js"
 import { DevHandlers } from "./routes/Dev.js"
 import { ServiceHandlers } from "./routes/ServiceRoutes.js"
 import { isPostgresUrl } from "./store/Database.js"
@@ -58,9 +60,13 @@ const storeLayer = (config: MockConfigShape) => {
  * are built first, and the Node server listens last, so no connection is accepted before the app
  * can answer it (a request that arrived during start-up used to be accepted and never answered).
  */
-const serverLayer = (config: MockConfigShape & { readonly port: number }, devAccess: DevAccessPolicy) => {
+const serverLayer = (
+  config: MockConfigShape & { readonly port: number },
+  devAccess: DevAccessPolicy,
+  createOrderFastPath: boolean
+) => {
   const publicUrl = publicBaseUrl(config, config.port)
-  const services = Dispatcher.layer.pipe(
+  const services = Layer.merge(Dispatcher.layer, CreateOrderFlow.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(Orders.layer, PlatformKeys.layer, MerchantAuth.layer)),
     Layer.provideMerge(
       Layer.merge(
@@ -71,13 +77,6 @@ const serverLayer = (config: MockConfigShape & { readonly port: number }, devAcc
     Layer.provideMerge(storeLayer(config)),
     Layer.provideMerge(Layer.succeed(MockConfig, config))
   )
-  const http = NodeHttpServer.layer(
-    () => ListenGate.hold(withEnvelopeForClientErrors(createServer({ keepAliveTimeout: 5_000 }))),
-    {
-      host: config.host,
-      port: config.port
-    }
-  )
   const handlers = HttpApiBuilder.api(MockApi).pipe(
     Layer.provide([CreateOrderHandlers, DevHandlers, CheckoutHandlers, ServiceHandlers]),
     Layer.provide(DevAccessLive)
@@ -86,6 +85,17 @@ const serverLayer = (config: MockConfigShape & { readonly port: number }, devAcc
     Effect.gen(function* () {
       const httpApp = yield* HttpApiBuilder.httpApp
       const events = yield* MockEvents
+      // Create-order, the one hot route, skips the HttpApi stack (CreateOrderFastPath.ts).
+      const fastPath = yield* makeCreateOrderFastPath({ devAccess, publish: events.publish })
+      const http = NodeHttpServer.layer(
+        () => {
+          const server = createServer({ keepAliveTimeout: 5_000 })
+          return ListenGate.hold(
+            withEnvelopeForClientErrors(createOrderFastPath ? withFastPath(server, fastPath) : server)
+          )
+        },
+        { host: config.host, port: config.port }
+      )
       // Built before the server exists: listening is the last step of the layer returned here.
       return HttpServer.serve(
         wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess, publish: events.publish })
@@ -168,6 +178,11 @@ export const start = async (
     readonly logLevel?: LogLevel.LogLevel
     /** Receives every log line (logfmt) instead of the console: tests scan them for secrets. */
     readonly logSink?: (line: string) => void
+    /**
+     * Serve create-order by its fast path (default true); `false` leaves it to the HttpApi app,
+     * for the test that both paths answer alike.
+     */
+    readonly createOrderFastPath?: boolean
   } = {}
 ): Promise<Started & { readonly close: () => Promise<void> }> => {
   const checked = check(config)
@@ -192,7 +207,9 @@ export const start = async (
   const devAccess = devAccessPolicy(checked)
   for (let attempt = 1; ; attempt++) {
     const port = checked.port === 0 ? await freePort(checked.host) : checked.port
-    const runtime = ManagedRuntime.make(Layer.provideMerge(serverLayer({ ...checked, port }, devAccess), logging))
+    const runtime = ManagedRuntime.make(
+      Layer.provideMerge(serverLayer({ ...checked, port }, devAccess, options.createOrderFastPath ?? true), logging)
+    )
     const exit = await runtime.runPromiseExit(
       Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
     )

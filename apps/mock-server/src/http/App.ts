@@ -27,7 +27,7 @@ import { ParamError } from "./WireErrors.js"
 const REQUEST_ID_HEADER = Headers.REQUEST_ID.toLowerCase()
 
 /** The path of a request target: origin form (`/a?b`) or absolute form (`http://host/a?b`, RFC 9112 3.2.2). */
-const pathOf = (target: string): string => {
+export const pathOf = (target: string): string => {
   if (!target.startsWith("/")) {
     try {
       return new URL(target).pathname
@@ -110,6 +110,79 @@ export const DecodeFailureAsParamError = HttpApiBuilder.middleware((app) =>
 )
 
 /**
+ * The answer to a request whose handling failed with `cause`: an ApiError's envelope, notFound for
+ * the router's "no route", and anything else internalError 500, logged with the request id. A
+ * client that went away (an interrupted fiber) is not answered: the interruption goes on. The app
+ * below and the create-order fast path (CreateOrderFastPath.ts) both answer failures with it.
+ *
+ * @example
+ * ```ts
+ * handled.pipe(Effect.catchAllCause(answerFailure("POST", "/openapi/v2/order/create", requestId)))
+ * ```
+ */
+export const answerFailure =
+  (method: string, path: string, requestId: string) =>
+  (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    // The client went away (a closed socket interrupts the request's fiber): nothing to answer
+    // and nothing crashed, so the interruption goes on as it is.
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure)) {
+      const error = failure.value as { readonly _tag?: string }
+      if (error._tag === "ApiError") return Effect.succeed(fromError(failure.value as ApiError))
+      // The router's "no route": the resolver found one, so only a segment the router refuses
+      // (an undecodable escape) lands here.
+      if (error._tag === "RouteNotFound") return Effect.succeed(notFoundRoute(method, path))
+    }
+    const squashed = Cause.squash(cause)
+    const storage =
+      typeof squashed === "object" && squashed !== null && (squashed as { _tag?: string })._tag === "SqlError"
+    return Effect.as(
+      Effect.logError(storage ? "storage failed" : "request crashed").pipe(
+        Effect.annotateLogs({ defect: describeDefect(squashed) })
+      ),
+      internalError(requestId)
+    )
+  }
+
+/**
+ * What ends every request, whichever path served it: its log line, its `request` event (with the
+ * signature check's note, for create-order) and the `X-Request-Id` header on its response.
+ *
+ * @example
+ * ```ts
+ * const answered = yield* finishRequest({ publish, requestId, method, path, started, response })
+ * ```
+ */
+export const finishRequest = (options: {
+  readonly publish: (event: MockEventInput) => Effect.Effect<void>
+  readonly requestId: string
+  readonly method: string
+  readonly path: string
+  /** When the request arrived, from `Clock.currentTimeMillis`. */
+  readonly started: number
+  readonly response: HttpServerResponse.HttpServerResponse
+}): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.gen(function* () {
+    const { requestId, response } = options
+    const method = capped(options.method)
+    const path = capped(options.path)
+    const durationMs = (yield* Clock.currentTimeMillis) - options.started
+    yield* Effect.logInfo("request").pipe(Effect.annotateLogs({ method, path, status: response.status, durationMs }))
+    const signature = yield* FiberRef.getAndSet(signatureNote, undefined)
+    yield* options.publish({
+      type: "request",
+      requestId,
+      method,
+      path,
+      status: response.status,
+      durationMs,
+      ...(signature === undefined ? {} : { signature })
+    })
+    return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
+  })
+
+/**
  * The served app: `app` (the `HttpApiBuilder` app of {@link MockApi}) inside the envelope rules above.
  *
  * @example
@@ -162,45 +235,15 @@ export const wrapApp = <R>(
                     )
                   : notFoundRoute(request.method, path)
               )
-      const response = yield* handled.pipe(
-        Effect.catchAllCause((cause) => {
-          // The client went away (a closed socket interrupts the request's fiber): nothing to answer
-          // and nothing crashed, so the interruption goes on as it is.
-          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-          const failure = Cause.failureOption(cause)
-          if (Option.isSome(failure)) {
-            const error = failure.value as { readonly _tag?: string }
-            if (error._tag === "ApiError") return Effect.succeed(fromError(failure.value as ApiError))
-            // The router's "no route": the resolver above found one, so only a segment the
-            // router refuses (an undecodable escape) lands here.
-            if (error._tag === "RouteNotFound") return Effect.succeed(notFoundRoute(request.method, path))
-          }
-          const squashed = Cause.squash(cause)
-          const storage =
-            typeof squashed === "object" && squashed !== null && (squashed as { _tag?: string })._tag === "SqlError"
-          return Effect.as(
-            Effect.logError(storage ? "storage failed" : "request crashed").pipe(
-              Effect.annotateLogs({ defect: describeDefect(squashed) })
-            ),
-            internalError(requestId)
-          )
-        })
-      )
-      const durationMs = (yield* Clock.currentTimeMillis) - started
-      yield* Effect.logInfo("request").pipe(
-        Effect.annotateLogs({ method: capped(request.method), path: capped(path), status: response.status, durationMs })
-      )
-      const signature = yield* FiberRef.getAndSet(signatureNote, undefined)
-      yield* options.publish({
-        type: "request",
+      const response = yield* handled.pipe(Effect.catchAllCause(answerFailure(request.method, path, requestId)))
+      return yield* finishRequest({
+        publish: options.publish,
         requestId,
-        method: capped(request.method),
-        path: capped(path),
-        status: response.status,
-        durationMs,
-        ...(signature === undefined ? {} : { signature })
+        method: request.method,
+        path,
+        started,
+        response
       })
-      return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
     }).pipe(Effect.annotateLogs({ requestId }))
   return Effect.suspend(() => handle(randomUUID()))
 }

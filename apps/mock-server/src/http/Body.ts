@@ -5,6 +5,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect } from "effect"
+import type { IncomingMessage } from "node:http"
 import { capped } from "../log/LogText.js"
 import { ApiError, paramError } from "./Envelope.js"
 import { checkJsonDepth, MAX_JSON_DEPTH } from "./JsonDepth.js"
@@ -21,12 +22,26 @@ const tooLarge = (limit: number) =>
  * body is drained and discarded while the envelope is written, as Node does for a declared one.
  */
 export const rawBody = (limit: number): Effect.Effect<Uint8Array, ApiError, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const declared = request.headers["content-length"]
-    if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) return yield* tooLarge(limit)
-    const source = NodeHttpServerRequest.toIncomingMessage(request)
-    return yield* Effect.async<Uint8Array, ApiError>((resume) => {
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    rawBodyOf(NodeHttpServerRequest.toIncomingMessage(request), limit)
+  )
+
+/**
+ * {@link rawBody} of Node's own request: what the HttpApi route and the create-order fast path
+ * (CreateOrderFastPath.ts) both read a body with.
+ *
+ * @example
+ * ```ts
+ * const bytes = yield* rawBodyOf(incomingMessage, 65536) // ApiError payloadTooLarge over the limit
+ * ```
+ */
+export const rawBodyOf = (source: IncomingMessage, limit: number): Effect.Effect<Uint8Array, ApiError> =>
+  Effect.suspend(() => {
+    const declared = source.headers["content-length"]
+    if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) {
+      return Effect.fail(tooLarge(limit))
+    }
+    return Effect.async<Uint8Array, ApiError>((resume) => {
       const chunks: Array<Uint8Array> = []
       let size = 0
       const detach = () => {
@@ -79,22 +94,33 @@ export const decodeUtf8 = (bytes: Uint8Array): Effect.Effect<string, ApiError> =
   Effect.try({ try: () => utf8.decode(bytes), catch: () => paramError("body is not valid UTF-8") })
 
 /** Refuses a body whose Content-Type is not application/json (parameters such as charset=utf-8 allowed). */
-export const requireJsonContentType: Effect.Effect<void, ApiError, HttpServerRequest.HttpServerRequest> = Effect.gen(
-  function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const contentType = request.headers["content-type"]
-    const mediaType = contentType?.split(";")[0]?.trim().toLowerCase()
-    if (mediaType !== "application/json") {
-      return yield* new ApiError({
-        code: "unsupportedMediaType",
-        msg:
-          contentType === undefined
-            ? "Content-Type is missing; send application/json"
-            : `Content-Type ${capped(contentType, 100)} is not supported; send application/json`
-      })
-    }
-  }
-)
+export const requireJsonContentType: Effect.Effect<void, ApiError, HttpServerRequest.HttpServerRequest> =
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    requireJsonMediaType(request.headers["content-type"])
+  )
+
+/**
+ * {@link requireJsonContentType} of a Content-Type header value (`undefined` when none was sent).
+ *
+ * @example
+ * ```ts
+ * yield* requireJsonMediaType("text/plain") // ApiError unsupportedMediaType
+ * ```
+ */
+export const requireJsonMediaType = (contentType: string | undefined): Effect.Effect<void, ApiError> => {
+  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase()
+  return mediaType === "application/json"
+    ? Effect.void
+    : Effect.fail(
+        new ApiError({
+          code: "unsupportedMediaType",
+          msg:
+            contentType === undefined
+              ? "Content-Type is missing; send application/json"
+              : `Content-Type ${capped(contentType, 100)} is not supported; send application/json`
+        })
+      )
+}
 
 /**
  * Parses a JSON object body; anything else (invalid JSON, an array, a string) is a paramError, and

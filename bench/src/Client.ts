@@ -1,7 +1,7 @@
 // What the client adds to a call: `createOrder` through the Effect client and the Promise facade
 // against a hand-written `fetch` + node:crypto call, all to the same bare verifying server (its own
 // process), at 32 in flight and one at a time. Every call signs (that is part of all three), so the
-// difference is the client's own work. The hand-written call parses its key once, as any real
+// difference is the client's own work. The hand-written call parses its key once, like every real
 // integration would (parsing the PEM on every call cost it ~0.9 ms and flattered the clients). A
 // fourth, figure-only call is Effect's own FetchHttpClient sending the same pre-signed request with
 // no client code at all: the ceiling any Effect client on that layer can reach.

@@ -2,22 +2,29 @@
 // against a hand-written `fetch` + node:crypto call, all to the same bare verifying server (its own
 // process), at 32 in flight and one at a time. Every call signs (that is part of all three), so the
 // difference is the client's own work. The hand-written call parses its key once, like every real
-// integration would (parsing the PEM on every call cost it ~0.9 ms and flattered the clients). A
-// fourth, figure-only call is Effect's own FetchHttpClient sending the same pre-signed request with
-// no client code at all: the ceiling any Effect client on that layer can reach.
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { PaymentClient, Promise as PaymentConnect } from "@pc/client"
+// integration would (parsing the PEM on every call cost it ~0.9 ms and flattered the clients). The
+// clients run on Node as merchants get them: the Effect client on `NodeHttpClient.layer` of
+// `@pc/client/node`, the facade from `@pc/client/promise` (node:http under Node's `node` export
+// condition). Two figure-only calls show the floors: `httpClientOnly` sends the same signed request
+// through NodeHttpClient with none of the client's own code (the ceiling any Effect client on that
+// layer can reach), and `handNodeHttp` is the hand-written call on `node:http` instead of `fetch`
+// (a second, stricter baseline: what a merchant gets without fetch's own costs).
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { PaymentClient } from "@pc/client"
+import { NodeHttpClient } from "@pc/client/node"
+import * as PaymentConnect from "@pc/client/promise"
 import { NodeCrypto } from "@pc/crypto-node"
 import { Effect, Redacted } from "effect"
 import { createPrivateKey } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { signCreate } from "./Orders.js"
 import { atLeast, atMost, type SuiteResult } from "./Results.js"
 import { CREATE_ORDER_PATH, startBare, TEST_MERCHANT_APP_KEY, testMerchantKeyFile } from "./Servers.js"
 import { median, round } from "./Stats.js"
 
 type Call = (orderId: string) => Promise<unknown>
-type Name = "hand" | "effect" | "promise" | "httpClientOnly"
+type Name = "hand" | "effect" | "promise" | "httpClientOnly" | "handNodeHttp"
 
 /** Calls per second for `calls` calls, `inFlight` at a time. */
 const rate = async (call: Call, calls: number, inFlight: number, tag: string): Promise<number> => {
@@ -65,7 +72,7 @@ export const clientSuite = async (options: {
     const common = { environment: "production", baseUrl: server.url, appKey: TEST_MERCHANT_APP_KEY } as const
     const effectClient = await Effect.runPromise(
       PaymentClient.make({ ...common, crypto: NodeCrypto, privateKeys: { 1: Redacted.make(privateKeyPem) } }).pipe(
-        Effect.provide(FetchHttpClient.layer)
+        Effect.provide(NodeHttpClient.layer)
       )
     )
     const promiseClient = await PaymentConnect.createPaymentClient({
@@ -74,7 +81,7 @@ export const clientSuite = async (options: {
       privateKeys: { 1: privateKeyPem }
     })
     const privateKey = createPrivateKey(privateKeyPem)
-    const httpClient = await Effect.runPromise(HttpClient.HttpClient.pipe(Effect.provide(FetchHttpClient.layer)))
+    const httpClient = await Effect.runPromise(HttpClient.HttpClient.pipe(Effect.provide(NodeHttpClient.layer)))
     const input = (orderId: string) => ({ orderId, amount: "10.00", currency: "USD" })
     const calls: Record<Name, Call> = {
       hand: async (orderId) => {
@@ -97,7 +104,28 @@ export const clientSuite = async (options: {
           HttpClientRequest.bodyText(body, "application/json")
         )
         return Effect.runPromise(Effect.flatMap(httpClient.execute(request), (response) => response.json))
-      }
+      },
+      handNodeHttp: (orderId) =>
+        new Promise((resolve, reject) => {
+          const body = JSON.stringify(input(orderId))
+          // Node's global agent keeps connections alive (Node 19+).
+          const request = httpRequest(
+            `${server.url}${CREATE_ORDER_PATH}`,
+            { method: "POST", headers: signCreate(body, privateKey) },
+            (response) => {
+              const chunks: Array<Buffer> = []
+              response.on("data", (chunk: Buffer) => chunks.push(chunk))
+              response.on("error", reject)
+              response.on("end", () => {
+                const envelope = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { code: string; data: unknown }
+                if (envelope.code === "SUCCESS") resolve(envelope.data)
+                else reject(new Error(`hand-written node:http call got ${envelope.code}`))
+              })
+            }
+          )
+          request.on("error", reject)
+          request.end(body)
+        })
     }
     // Warm every path (JIT, keep-alive sockets).
     for (const [name, call] of Object.entries(calls)) await rate(call, 32, 8, `warm-${name}`)
@@ -122,13 +150,13 @@ export const clientSuite = async (options: {
           ratio("effect"),
           0.95,
           "x",
-          "createOrder through PaymentClient (NodeCrypto, FetchHttpClient) over fetch + node:crypto, median of per-round ratios"
+          "createOrder through PaymentClient (NodeCrypto, NodeHttpClient.layer) over fetch + node:crypto, median of per-round ratios"
         ),
         "Promise facade/hand-written calls/s, 32 in flight": atLeast(
           ratio("promise"),
           0.95,
           "x",
-          "createOrder through createPaymentClient (NodeCrypto) over fetch + node:crypto"
+          "createOrder through createPaymentClient of @pc/client/promise (NodeCrypto; node:http on Node) over fetch + node:crypto"
         ),
         "Effect client added per call, one at a time": atMost(
           added("effect"),
@@ -139,10 +167,17 @@ export const clientSuite = async (options: {
         "Promise facade added per call, one at a time": atMost(added("promise"), 0.3, "ms", "the same for the facade")
       },
       figures: {
-        // Effect's FetchHttpClient alone (pre-signed request, no client code) over the hand-written
+        // NodeHttpClient alone (the same signed request, no client code) over the hand-written
         // call: the best any Effect client on that layer can do.
         httpClientOnlyRatioInFlight32: round(ratio("httpClientOnly")),
         httpClientOnlyAddedMsOneAtATime: round(added("httpClientOnly")),
+        // The second baseline: the clients and the hand-written call over a hand-written node:http call.
+        handNodeHttpRatioInFlight32: round(ratio("handNodeHttp")),
+        effectOverHandNodeHttpInFlight32: round(median(many.effect!.map((value, i) => value / many.handNodeHttp![i]!))),
+        promiseOverHandNodeHttpInFlight32: round(
+          median(many.promise!.map((value, i) => value / many.handNodeHttp![i]!))
+        ),
+        effectAddedMsOverHandNodeHttp: round(median(oneMs.effect!.map((value, i) => value - oneMs.handNodeHttp![i]!))),
         callsPerSecondInFlight32: Object.fromEntries(
           Object.entries(many).map(([name, values]) => [name, values.map((v) => round(v, 0))])
         ),

@@ -1,8 +1,10 @@
 /**
  * The client for merchants who do not use Effect: `createPaymentClient` with `createOrder` and
  * callback verification as plain Promises, throwing `PaymentConnectError` subclasses (with a
- * stable `code`) so that `instanceof` and `switch (error.code)` work. Runs on the global `fetch`
- * and, unless told otherwise, on WebCrypto (`@pc/crypto-web`: Node 20+, browsers, Deno, Bun, workers).
+ * stable `code`) so that `instanceof` and `switch (error.code)` work. Sends with the global `fetch`
+ * (browsers, Deno, Bun, workers); on Node, `@pc/client/promise` resolves to `PromiseNode` instead,
+ * which sends with `node:http`. Keys are imported with WebCrypto (`@pc/crypto-web`) unless told
+ * otherwise.
  *
  * Also published as the subpath `@pc/client/promise`:
  * `import { createPaymentClient, SignatureRejectedError } from "@pc/client/promise"`.
@@ -11,22 +13,12 @@
  */
 import type { Crypto, Environment, KeyRing } from "@pc/core"
 import type * as Wire from "@pc/core/Wire"
-import { WebCrypto } from "@pc/crypto-web"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as Cause from "effect/Cause"
 import type * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import * as Callback from "./Callback.js"
-import * as CallbackHandler from "./CallbackHandler.js"
-import { keyEntries } from "./internal/keys.js"
-import { ConfigurationError, toPromiseError } from "./internal/promiseErrors.js"
-import * as PaymentClient from "./PaymentClient.js"
-import * as PaymentClientError from "./PaymentClientError.js"
+import type * as Callback from "./Callback.js"
+import type * as CallbackHandler from "./CallbackHandler.js"
+import { createPaymentClientOn, makeVerifier, run, verifierClient } from "./internal/promiseClient.js"
+import type * as PaymentClient from "./PaymentClient.js"
 import type * as ReplayGuard from "./ReplayGuard.js"
 
 export {
@@ -43,16 +35,6 @@ export {
   TransportError,
   UnexpectedResponseError
 } from "./internal/promiseErrors.js"
-
-const run = async <A>(
-  effect: Effect.Effect<A, PaymentClientError.PaymentClientError | Callback.CallbackVerificationError>
-): Promise<A> => {
-  const exit = await Effect.runPromiseExit(effect)
-  if (Exit.isSuccess(exit)) return exit.value
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure)) throw toPromiseError(failure.value)
-  throw Cause.squash(exit.cause)
-}
 
 /**
  * How the Promise client finds the platform keys for callbacks: PEM text (imported with `crypto`)
@@ -148,57 +130,6 @@ export interface CallbackVerifierClient {
   ): (req: CallbackHandler.NodeRequest, res: CallbackHandler.NodeResponse) => Promise<void>
 }
 
-const isRing = (value: unknown): value is KeyRing.KeyRing<Crypto.Verifier> =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { get?: unknown }).get === "function" &&
-  Array.isArray((value as { versions?: unknown }).versions)
-
-const makeVerifier = (
-  options: CallbackVerifierOptions
-): Effect.Effect<Callback.Service, PaymentClientError.ConfigurationError> =>
-  Effect.gen(function* () {
-    const rings: { [E in Environment.Environment]?: KeyRing.KeyRing<Crypto.Verifier> } = {}
-    const pems: { [E in Environment.Environment]?: KeyRing.KeyEntries<string> } = {}
-    for (const [environment, keys] of Object.entries(options.platformKeys ?? {}) as Array<
-      [Environment.Environment, KeyRing.KeyEntries<string> | KeyRing.KeyRing<Crypto.Verifier> | undefined]
-    >) {
-      if (keys === undefined) continue
-      if (isRing(keys)) rings[environment] = keys
-      else pems[environment] = keys
-    }
-    if (Object.keys(pems).length > 0) {
-      Object.assign(rings, yield* Callback.importPlatformKeys(options.crypto ?? WebCrypto, pems))
-    }
-    return yield* Callback.make({
-      environment: options.environment,
-      appKey: options.appKey,
-      platformKeys: rings,
-      replayGuard: options.replayGuard,
-      maxBodyBytes: options.maxBodyBytes
-    })
-  })
-
-const verifierClient = (verifier: Callback.Service): CallbackVerifierClient => {
-  const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.provideService(effect, Callback.CallbackVerifier, verifier) as Effect.Effect<
-      A,
-      E,
-      Exclude<R, Callback.CallbackVerifier>
-    >
-  const handler = (onEvent: OnEvent) => (event: Wire.CallbackEvent) =>
-    Effect.tryPromise({ try: async () => onEvent(event), catch: (error) => error })
-  return {
-    verifyCallback: (input) => run(verifier.verify(input)),
-    verifyCallbackRequest: (request) => run(provide(CallbackHandler.verifyRequest(request))),
-    handleCallbackRequest: (request, onEvent) =>
-      Effect.runPromise(provide(CallbackHandler.handleRequest(request, handler(onEvent)))),
-    verifyNodeCallback: (req) => run(provide(CallbackHandler.verifyNodeRequest(req))),
-    nodeCallbackHandler: (onEvent) => (req, res) =>
-      Effect.runPromise(provide(CallbackHandler.handleNodeRequest(req, res, handler(onEvent))))
-  }
-}
-
 /**
  * Makes a callback verifier for a service that only receives callbacks.
  *
@@ -256,7 +187,10 @@ export interface PaymentClientOptions {
   readonly timeout?: Duration.DurationInput | undefined
   /** Overrides of `PaymentClient.defaultRetryPolicy` (durations in milliseconds or as text). */
   readonly retry?: PaymentClient.RetryOptions | undefined
-  /** The fetch to use; default the global `fetch`. */
+  /**
+   * Sends with this fetch. Default: `node:http` on Node (`@pc/client/promise` under the `node`
+   * export condition), the global `fetch` elsewhere.
+   */
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Enables `verifyCallback` and the callback handlers. */
   readonly callbacks?: CallbackOptions | undefined
@@ -288,15 +222,6 @@ export interface PaymentConnectClient extends CallbackVerifierClient {
   createOrder(input: PaymentClient.CreateOrderInput): Promise<Wire.CreateOrderResult>
 }
 
-const configurationError = (option: string, message: string): ConfigurationError =>
-  new ConfigurationError(new PaymentClientError.ConfigurationError({ message, reason: "InvalidOption", option }))
-
-const callbacksNotConfigured = (): ConfigurationError =>
-  configurationError(
-    "callbacks",
-    "callback verification is not configured: pass callbacks: { platformKeys } to createPaymentClient"
-  )
-
 /**
  * Makes the Promise client: checks the options and imports the keys once.
  *
@@ -316,68 +241,5 @@ const callbacksNotConfigured = (): ConfigurationError =>
  * const { h5Url } = await client.createOrder({ orderId: "M-1001", amount: "10.00", currency: "USD" })
  * ```
  */
-export const createPaymentClient = async (options: PaymentClientOptions): Promise<PaymentConnectClient> => {
-  const http =
-    options.fetch === undefined
-      ? FetchHttpClient.layer
-      : FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, options.fetch)))
-  let keys: PaymentClient.KeyOptions
-  if (options.keyRing !== undefined) keys = { keyRing: options.keyRing }
-  else if (options.privateKeys !== undefined) {
-    const entries = keyEntries(options.privateKeys, "privateKeys")
-    if (Either.isLeft(entries)) throw new ConfigurationError(entries.left)
-    // Wrapped at once, so that the PEM text never appears in an inspected or logged option.
-    const privateKeys = entries.right.map(([version, pem]) => [version, Redacted.make(pem)] as const)
-    keys = { crypto: options.crypto ?? WebCrypto, privateKeys, currentKeyVersion: options.currentKeyVersion }
-  } else {
-    throw configurationError("privateKeys", "give privateKeys (PEM by version), or a keyRing of signers")
-  }
-  const service = await run(
-    PaymentClient.make({
-      environment: options.environment,
-      baseUrl: options.baseUrl,
-      appKey: options.appKey,
-      timeout: options.timeout,
-      retry: options.retry,
-      ...keys
-    }).pipe(Effect.provide(http))
-  )
-  const callbacks =
-    options.callbacks === undefined
-      ? undefined
-      : verifierClient(
-          await run(
-            makeVerifier({
-              ...options.callbacks,
-              environment: options.environment,
-              appKey: options.appKey,
-              crypto: options.crypto ?? WebCrypto
-            })
-          )
-        )
-  return {
-    environment: service.environment,
-    keyVersion: service.keyRing.current,
-    createOrder: (input) => run(service.createOrder(input)),
-    verifyCallback: async (input) => {
-      if (callbacks === undefined) throw callbacksNotConfigured()
-      return callbacks.verifyCallback(input)
-    },
-    verifyCallbackRequest: async (request) => {
-      if (callbacks === undefined) throw callbacksNotConfigured()
-      return callbacks.verifyCallbackRequest(request)
-    },
-    handleCallbackRequest: async (request, onEvent) => {
-      if (callbacks === undefined) throw callbacksNotConfigured()
-      return callbacks.handleCallbackRequest(request, onEvent)
-    },
-    verifyNodeCallback: async (req) => {
-      if (callbacks === undefined) throw callbacksNotConfigured()
-      return callbacks.verifyNodeCallback(req)
-    },
-    nodeCallbackHandler: (onEvent) => {
-      if (callbacks === undefined) throw callbacksNotConfigured()
-      return callbacks.nodeCallbackHandler(onEvent)
-    }
-  }
-}
+export const createPaymentClient: (options: PaymentClientOptions) => Promise<PaymentConnectClient> =
+  createPaymentClientOn(FetchHttpClient.layer)

@@ -6,6 +6,7 @@ import { Chunk, ConfigProvider, Duration, Effect, Fiber, Layer, Redacted, Schedu
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { inspect } from "node:util"
+import * as NodeHttpClient from "../src/NodeHttpClient.js"
 import * as PaymentClient from "../src/PaymentClient.js"
 import type { PaymentClientError } from "../src/PaymentClientError.js"
 import { type Attempt, type Reply, startFaultServer, success } from "./support/FaultServer.js"
@@ -24,8 +25,16 @@ const faultServer = (script: (attempt: Attempt, index: number) => Reply) =>
     (server) => Effect.promise(() => server.close())
   )
 
+// The retry and fault behaviour holds on every HttpClient the client ships with: Effect's fetch
+// client (browsers, edge runtimes) and our node:http client (the default on Node).
+const httpLayers: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpClient>]> = [
+  ["fetch", FetchHttpClient.layer],
+  ["node:http", NodeHttpClient.layer]
+]
+
 const clientFor = (
   baseUrl: string,
+  http: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer,
   options: Partial<PaymentClient.CommonOptions> & { readonly keyRing?: KeyRing.KeyRing<NodeSigner> } = {}
 ) =>
   PaymentClient.make({
@@ -36,7 +45,7 @@ const clientFor = (
     ...options,
     retry: { ...fastRetry, ...options.retry },
     keyRing: options.keyRing ?? signersV1
-  }).pipe(Effect.provide(FetchHttpClient.layer))
+  }).pipe(Effect.provide(http))
 
 type NodeSigner = Awaited<ReturnType<typeof NodeCrypto.importPrivateKey>>
 
@@ -105,7 +114,7 @@ describe("createOrder: signing", () => {
         ...(success(attempt) as Extract<Reply, { kind: "envelope" }>),
         headers: { "x-r-signature-check": "valid" }
       }))
-      const client = yield* clientFor(server.url, { environment: "sandbox" })
+      const client = yield* clientFor(server.url, undefined, { environment: "sandbox" })
       yield* client.createOrder(input)
       expect(server.attempts[0]!.signatureValid).toBe(true)
     })
@@ -117,7 +126,7 @@ describe("createOrder: signing", () => {
         KeyRing.importSigners(NodeCrypto, { 1: merchantV1.privatePkcs8Pem, 2: merchantV2.privatePkcs1Pem }, 2)
       )
       const server = yield* faultServer((attempt) => success(attempt))
-      const client = yield* clientFor(server.url, { keyRing: ring })
+      const client = yield* clientFor(server.url, undefined, { keyRing: ring })
       yield* client.createOrder(input)
       expect(server.attempts[0]!.keyVersion).toBe("2")
       expect(server.attempts[0]!.signatureValid).toBe(true)
@@ -194,13 +203,13 @@ describe("createOrder: local validation, before any network call", () => {
   }
 })
 
-describe("createOrder: faults and retries", () => {
+describe.each(httpLayers)("createOrder: faults and retries over %s", (_name, http) => {
   it.scopedLive("two 503s then success: exactly three attempts, three X-R-TS values, three valid signatures", () =>
     Effect.gen(function* () {
       const server = yield* faultServer((attempt, index) =>
         index < 2 ? envelope(503, "internalError", "upstream restarting") : success(attempt)
       )
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const result = yield* client.createOrder(input)
       expect(result.outerOrder).toBe("M-1001")
       expect(server.attempts).toHaveLength(3)
@@ -215,7 +224,7 @@ describe("createOrder: faults and retries", () => {
   it.scopedLive("a hung connection times out, then a retry succeeds", () =>
     Effect.gen(function* () {
       const server = yield* faultServer((attempt, index) => (index === 0 ? { kind: "hang" } : success(attempt)))
-      const client = yield* clientFor(server.url, { timeout: 300 })
+      const client = yield* clientFor(server.url, http, { timeout: 300 })
       const started = Date.now()
       const result = yield* client.createOrder(input)
       expect(result.outerOrder).toBe("M-1001")
@@ -228,7 +237,7 @@ describe("createOrder: faults and retries", () => {
   it.scopedLive("a hung connection with retries off fails with Timeout (scope attempt)", () =>
     Effect.gen(function* () {
       const server = yield* faultServer(() => ({ kind: "hang" }))
-      const client = yield* clientFor(server.url, { timeout: 200, retry: { maxAttempts: 1 } })
+      const client = yield* clientFor(server.url, http, { timeout: 200, retry: { maxAttempts: 1 } })
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "Timeout")
       expect(error.scope).toBe("attempt")
       expect(Duration.toMillis(error.timeout)).toBe(200)
@@ -240,7 +249,7 @@ describe("createOrder: faults and retries", () => {
     Effect.gen(function* () {
       const server = yield* faultServer(() => ({ kind: "hang" }))
       // An attempt's own timeout (60 s) outlasts the test: only the 300 ms deadline can end this call.
-      const client = yield* clientFor(server.url, { timeout: 60_000, retry: { deadline: 300, maxAttempts: 5 } })
+      const client = yield* clientFor(server.url, http, { timeout: 60_000, retry: { deadline: 300, maxAttempts: 5 } })
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "Timeout")
       expect(error.scope).toBe("deadline")
       expect(server.attempts).toHaveLength(1)
@@ -251,7 +260,7 @@ describe("createOrder: faults and retries", () => {
     Effect.gen(function* () {
       const html = `<html><head><title>502 Bad Gateway</title></head><body>${"<p>nginx</p>".repeat(100)}</body></html>`
       const server = yield* faultServer(() => ({ kind: "raw", status: 502, body: html, contentType: "text/html" }))
-      const client = yield* clientFor(server.url, { retry: { maxAttempts: 3 } })
+      const client = yield* clientFor(server.url, http, { retry: { maxAttempts: 3 } })
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "UnexpectedResponse")
       expect(server.attempts).toHaveLength(3)
       expect(error.status).toBe(502)
@@ -270,7 +279,7 @@ describe("createOrder: faults and retries", () => {
         body: "Forbidden",
         contentType: "text/plain"
       }))
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "UnexpectedResponse")
       expect(error.status).toBe(403)
       expect(error.excerpt).toBe("Forbidden")
@@ -285,7 +294,7 @@ describe("createOrder: faults and retries", () => {
           ? envelope(429, "rateLimited", "over 60 requests per minute", { "retry-after": "1" })
           : success(attempt)
       )
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       yield* client.createOrder(input)
       expect(server.attempts).toHaveLength(2)
       expect(server.attempts[1]!.at - server.attempts[0]!.at).toBeGreaterThanOrEqual(1000)
@@ -302,7 +311,7 @@ describe("createOrder: faults and retries", () => {
         retryAt = Math.floor((Date.now() + 1500) / 1000) * 1000
         return envelope(429, "rateLimited", "slow down", { "retry-after": new Date(retryAt).toUTCString() })
       })
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       yield* client.createOrder(input)
       expect(server.attempts).toHaveLength(2)
       expect(server.attempts[1]!.at).toBeGreaterThanOrEqual(retryAt - 5)
@@ -321,7 +330,7 @@ describe("createOrder: faults and retries", () => {
           "retry-after": new Date(serverNow + 1000).toUTCString()
         })
       })
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       yield* client.createOrder(input)
       expect(server.attempts).toHaveLength(2)
       // Measured on the server, whose gap includes the client's whole wait. No upper bound: against
@@ -337,7 +346,7 @@ describe("createOrder: faults and retries", () => {
   it.scoped("a Retry-After past the deadline fails at once with RateLimited carrying retryAfter", () =>
     Effect.gen(function* () {
       const server = yield* faultServer(() => envelope(429, "rateLimited", "slow down", { "retry-after": "120" }))
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "RateLimited")
       expect(Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at !== 2000)).toEqual([])
       expect(server.attempts).toHaveLength(1)
@@ -349,7 +358,7 @@ describe("createOrder: faults and retries", () => {
   it.scoped("a 503 whose Retry-After ends past the deadline fails at once with its own error (ServerError)", () =>
     Effect.gen(function* () {
       const server = yield* faultServer(() => envelope(503, "internalError", "maintenance", { "retry-after": "120" }))
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "ServerError")
       // TestClock: no wait was started (see above).
       expect(Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((at) => at !== 2000)).toEqual([])
@@ -362,7 +371,7 @@ describe("createOrder: faults and retries", () => {
     Effect.gen(function* () {
       const msg = "signature verification failed: signature not valid"
       const server = yield* faultServer(() => envelope(401, "signError", msg))
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "SignatureRejected")
       expect(server.attempts).toHaveLength(1)
       expect(error.serverMessage).toBe(msg)
@@ -378,7 +387,7 @@ describe("createOrder: faults and retries", () => {
       const server = yield* faultServer(() =>
         envelope(200, "signError", "signature verification failed: key version 3 unknown")
       )
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "SignatureRejected")
       expect(error.status).toBe(200)
       expect(error.hint).toMatch(/upload the public key first/)
@@ -393,7 +402,7 @@ describe("createOrder: faults and retries", () => {
           date: new Date(Date.now() - 10 * 60 * 1000).toUTCString()
         })
       )
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "SignatureRejected")
       expect(error.localClockAheadMs).toBeGreaterThan(9.9 * 60 * 1000)
       expect(error.localClockAheadMs).toBeLessThan(10.1 * 60 * 1000)
@@ -409,7 +418,7 @@ describe("createOrder: faults and retries", () => {
           date: new Date(Date.now() + 10 * 60 * 1000).toUTCString()
         })
       )
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "SignatureRejected")
       expect(error.localClockAheadMs).toBeLessThan(-9.9 * 60 * 1000)
       expect(error.hint).toMatch(/behind the server's/)
@@ -421,7 +430,7 @@ describe("createOrder: faults and retries", () => {
       const server = yield* faultServer(() =>
         envelope(400, "paramError", "orderId must not contain control characters")
       )
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "InvalidRequest")
       expect(error.source).toBe("server")
       expect(error.field).toBe("orderId")
@@ -433,7 +442,7 @@ describe("createOrder: faults and retries", () => {
   it.scopedLive("a 500 whose body is a paramError envelope is InvalidRequest, not retried", () =>
     Effect.gen(function* () {
       const server = yield* faultServer(() => envelope(500, "paramError", 'invalid field "currency"'))
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "InvalidRequest")
       expect(error.field).toBe("currency")
       expect(error.status).toBe(500)
@@ -446,7 +455,7 @@ describe("createOrder: faults and retries", () => {
       const server = yield* faultServer(() =>
         envelope(409, "duplicateOrder", "orderId M-1001 was used with a different amount or currency")
       )
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "DuplicateOrder")
       expect(error.orderId).toBe("M-1001")
       expect(error.status).toBe(409)
@@ -457,7 +466,7 @@ describe("createOrder: faults and retries", () => {
   it.scopedLive("internalError on every attempt ends in ServerError after maxAttempts", () =>
     Effect.gen(function* () {
       const server = yield* faultServer(() => envelope(500, "internalError", "boom"))
-      const client = yield* clientFor(server.url, { retry: { maxAttempts: 2 } })
+      const client = yield* clientFor(server.url, http, { retry: { maxAttempts: 2 } })
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "ServerError")
       expect(error.code).toBe("internalError")
       expect(error.requestId).toBe("req-test-1")
@@ -473,7 +482,7 @@ describe("createOrder: faults and retries", () => {
         code: "SUCCESS",
         data: { orderSn: 1 }
       }))
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "UnexpectedResponse")
       expect(error.status).toBe(200)
       expect(server.attempts).toHaveLength(1)
@@ -483,7 +492,7 @@ describe("createOrder: faults and retries", () => {
   it.scopedLive("connection resets are retried; a refused connection ends in TransportError", () =>
     Effect.gen(function* () {
       const server = yield* faultServer((attempt, index) => (index === 0 ? { kind: "reset" } : success(attempt)))
-      const client = yield* clientFor(server.url)
+      const client = yield* clientFor(server.url, http)
       yield* client.createOrder(input)
       expect(server.attempts).toHaveLength(2)
 
@@ -498,7 +507,7 @@ describe("createOrder: faults and retries", () => {
             })
           })
       )
-      const refused = yield* clientFor(`http://127.0.0.1:${port}`, { retry: { maxAttempts: 2 } })
+      const refused = yield* clientFor(`http://127.0.0.1:${port}`, http, { retry: { maxAttempts: 2 } })
       const error = expectTag(yield* Effect.flip(refused.createOrder(input)), "TransportError")
       expect(error.message).toContain(`127.0.0.1:${port}`)
     })
@@ -509,7 +518,7 @@ describe("createOrder: faults and retries", () => {
       const server = yield* faultServer((attempt, index) =>
         index === 0 ? { kind: "raw", status: 503, body: "busy", contentType: "text/plain" } : success(attempt)
       )
-      const client = yield* clientFor(server.url, {
+      const client = yield* clientFor(server.url, http, {
         retry: { maxAttempts: 1 },
         transformClient: HttpClient.retryTransient({ times: 2, schedule: Schedule.spaced("10 millis") })
       })
@@ -534,7 +543,7 @@ describe("createOrder: faults and retries", () => {
             .join("\n") +
           `</pre></html>`
       }))
-      const client = yield* clientFor(server.url, { retry: { maxAttempts: 1 } })
+      const client = yield* clientFor(server.url, http, { retry: { maxAttempts: 1 } })
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "UnexpectedResponse")
       const signature = server.attempts[0]!.signature!
       const pemLine = merchantV1.privatePkcs8Pem.split("\n")[1]!
@@ -558,7 +567,7 @@ describe("createOrder with the TestClock", () => {
       const server = yield* faultServer((attempt, index) =>
         index === 0 ? envelope(429, "rateLimited", "slow down", { "retry-after": "120" }) : success(attempt)
       )
-      const client = yield* clientFor(server.url, { retry: { deadline: "10 minutes", jitter: false } })
+      const client = yield* clientFor(server.url, undefined, { retry: { deadline: "10 minutes", jitter: false } })
       const fiber = yield* Effect.fork(client.createOrder(input))
       // Wait, however long the machine takes, until the retry loop sleeps until Retry-After.
       const retryAt = 1_763_712_000_000 + 120_000
@@ -710,7 +719,7 @@ describe("make: configuration errors", () => {
     Effect.gen(function* () {
       const server = yield* faultServer((attempt) => success(attempt))
       const broken = KeyRing.make({ 1: { modulusLength: 2048, sign: () => Promise.reject(new Error("HSM offline")) } })
-      const client = yield* clientFor(server.url, { keyRing: broken })
+      const client = yield* clientFor(server.url, undefined, { keyRing: broken })
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "ConfigurationError")
       expect(error.reason).toBe("BadKey")
       expect(error.message).toContain("HSM offline")

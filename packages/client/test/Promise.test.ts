@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import * as PaymentConnect from "../src/Promise.js"
+import * as PaymentConnectNode from "../src/PromiseNode.js"
 import { eventBody, signCallback } from "./support/callbacks.js"
 import { type Attempt, type FaultServer, type Reply, startFaultServer, success } from "./support/FaultServer.js"
 import { APP_KEY, keyOf } from "./support/vectors.js"
@@ -46,6 +47,39 @@ const rejection = async (promise: Promise<unknown>): Promise<unknown> =>
   )
 
 const input = { orderId: "M-1001", amount: "10.00", currency: "USD" }
+
+describe("createPaymentClient on Node (the node export condition of @pc/client/promise)", () => {
+  // Node's fetch announces itself with Sec-Fetch-Mode; node:http sends no such header.
+  it("sends with node:http by default, and with fetch on the fetch entry", async () => {
+    const server = await serve((attempt) => success(attempt))
+    const onNode = await PaymentConnectNode.createPaymentClient(options(server.url))
+    expect((await onNode.createOrder(input)).outerOrder).toBe("M-1001")
+    const onFetch = await PaymentConnect.createPaymentClient(options(server.url))
+    await onFetch.createOrder({ ...input, orderId: "M-1002" })
+    expect(server.attempts.map((attempt) => attempt.headers["sec-fetch-mode"])).toEqual([undefined, "cors"])
+    expect(server.attempts.every((attempt) => attempt.signatureValid)).toBe(true)
+  })
+
+  it("sends with a fetch given as an option instead", async () => {
+    const server = await serve((attempt) => success(attempt))
+    let calls = 0
+    const client = await PaymentConnectNode.createPaymentClient({
+      ...options(server.url),
+      fetch: (request, init) => {
+        calls++
+        return fetch(request, init)
+      }
+    })
+    await client.createOrder(input)
+    expect(calls).toBe(1)
+    expect(server.attempts[0]!.headers["sec-fetch-mode"]).toBe("cors")
+  })
+
+  it("exports everything the fetch entry exports", () => {
+    expect(Object.keys(PaymentConnectNode).sort()).toEqual(Object.keys(PaymentConnect).sort())
+    expect(PaymentConnectNode.SignatureRejectedError).toBe(PaymentConnect.SignatureRejectedError)
+  })
+})
 
 describe("createPaymentClient: createOrder", () => {
   it("creates an order on the global fetch, signed", async () => {

@@ -30,7 +30,7 @@ const require = createRequire(import.meta.url)
 
 const exampleFile = (name: string) => join(packageDir, `.readme-example-${name}.ts`)
 
-// The examples import "@pc/client" and "@pc/client/promise" as users do. tsc and tsx map both to
+// The examples import "@pc/client", "@pc/client/node" and "@pc/client/promise" as users do. tsc and tsx map them to
 // this package's sources, so that the test checks the code under test rather than a possibly stale
 // dist/ (the exports map that serves them from dist/ is what `pnpm check-package` checks).
 const tsconfig = join(tmpdir(), `pc-client-readme-${process.pid}.tsconfig.json`)
@@ -61,7 +61,9 @@ describe("README examples", () => {
           typeRoots: [dirname(dirname(require.resolve("@types/node/package.json")))],
           paths: {
             "@pc/client": [join(packageDir, "src/index.ts")],
-            "@pc/client/promise": [join(packageDir, "src/Promise.ts")]
+            "@pc/client/node": [join(packageDir, "src/node.ts")],
+            // Node resolves the facade through its `node` export condition.
+            "@pc/client/promise": [join(packageDir, "src/PromiseNode.ts")]
           }
         }
       })

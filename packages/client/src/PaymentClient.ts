@@ -30,6 +30,7 @@ import { keyEntries, keyImportError } from "./internal/keys.js"
 import { type AttemptFailure, classifyCreateOrder } from "./internal/response.js"
 import { backoffDelay } from "./internal/retry.js"
 import { requestSigner, SigningFailure } from "./internal/signing.js"
+import { timeoutOption } from "./internal/timeout.js"
 import {
   ConfigurationError,
   InvalidRequest,
@@ -560,7 +561,7 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
         const answered = yield* client.execute(request).pipe(
           Effect.flatMap((response) => Effect.map(response.text, (text) => ({ response, text }))),
           Effect.mapError((error) => fromHttpClientError(error, settings.baseUrl)),
-          Effect.timeoutOption(timeoutMs)
+          (effect) => timeoutOption(effect, timeoutMs)
         )
         if (Option.isNone(answered)) {
           const timeout = Duration.millis(timeoutMs)

@@ -27,7 +27,11 @@ type Call = (orderId: string) => Promise<unknown>
 type Name = "hand" | "effect" | "promise" | "httpClientOnly" | "handNodeHttp"
 
 /** Calls per second for `calls` calls, `inFlight` at a time. */
+/** CPU microseconds of this process per call in the last {@link rate} block (user + system). */
+let lastCpuPerCall = 0
+
 const rate = async (call: Call, calls: number, inFlight: number, tag: string): Promise<number> => {
+  const cpu = process.cpuUsage()
   let next = 0
   const start = performance.now()
   await Promise.all(
@@ -35,6 +39,8 @@ const rate = async (call: Call, calls: number, inFlight: number, tag: string): P
       while (next < calls) await call(`${tag}-${next++}`)
     })
   )
+  const used = process.cpuUsage(cpu)
+  lastCpuPerCall = (used.user + used.system) / calls
   return calls / ((performance.now() - start) / 1000)
 }
 
@@ -132,12 +138,16 @@ export const clientSuite = async (options: {
 
     const names = Object.keys(calls) as Array<Name>
     const many: Record<string, Array<number>> = Object.fromEntries(names.map((name) => [name, []]))
+    // CPU per call of this process (the load generator and the client under test are one process;
+    // the server is another): the neighbours on a shared machine move it far less than calls/s.
+    const cpuUs: Record<string, Array<number>> = Object.fromEntries(names.map((name) => [name, []]))
     const oneMs: Record<string, Array<number>> = Object.fromEntries(names.map((name) => [name, []]))
     for (let round = 0; round < options.rounds; round++) {
       // The order rotates each round, so that no kind always runs first (cold) or last.
       for (let k = 0; k < names.length; k++) {
         const name = names[(round + k) % names.length]!
         many[name]!.push(await rate(calls[name], options.callsInFlight, 32, `${name}-${round}`))
+        cpuUs[name]!.push(lastCpuPerCall)
       }
       const one = await interleavedMs(calls, options.callsOneAtATime, `one-${round}`)
       for (const name of names) oneMs[name]!.push(one[name])
@@ -170,6 +180,13 @@ export const clientSuite = async (options: {
         // NodeHttpClient alone (the same signed request, no client code) over the hand-written
         // call: the best any Effect client on that layer can do.
         httpClientOnlyRatioInFlight32: round(ratio("httpClientOnly")),
+        // Hand-written CPU per call over each kind's (1 = the same CPU as the hand-written fetch call).
+        cpuRatioInFlight32: Object.fromEntries(
+          names.map((name) => [name, round(median(cpuUs[name]!.map((value, i) => cpuUs.hand![i]! / value)))])
+        ),
+        cpuUsPerCallInFlight32: Object.fromEntries(
+          names.map((name) => [name, cpuUs[name]!.map((value) => round(value, 0))])
+        ),
         httpClientOnlyAddedMsOneAtATime: round(added("httpClientOnly")),
         // The second baseline: the clients and the hand-written call over a hand-written node:http call.
         handNodeHttpRatioInFlight32: round(ratio("handNodeHttp")),

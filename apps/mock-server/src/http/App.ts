@@ -162,25 +162,31 @@ export const finishRequest = (options: {
   /** When the request arrived, from `Clock.currentTimeMillis`. */
   readonly started: number
   readonly response: HttpServerResponse.HttpServerResponse
-}): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.gen(function* () {
-    const { requestId, response } = options
-    const method = capped(options.method)
-    const path = capped(options.path)
-    const durationMs = (yield* Clock.currentTimeMillis) - options.started
-    yield* Effect.logInfo("request").pipe(Effect.annotateLogs({ method, path, status: response.status, durationMs }))
-    const signature = yield* FiberRef.getAndSet(signatureNote, undefined)
-    yield* options.publish({
-      type: "request",
-      requestId,
-      method,
-      path,
-      status: response.status,
-      durationMs,
-      ...(signature === undefined ? {} : { signature })
-    })
-    return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
+}): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const { requestId, response } = options
+  const method = capped(options.method)
+  const path = capped(options.path)
+  // A chain rather than a generator: this ends every request.
+  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const durationMs = now - options.started
+    return Effect.logInfo("request").pipe(
+      Effect.annotateLogs({ method, path, status: response.status, durationMs }),
+      Effect.zipRight(FiberRef.getAndSet(signatureNote, undefined)),
+      Effect.flatMap((signature) =>
+        options.publish({
+          type: "request",
+          requestId,
+          method,
+          path,
+          status: response.status,
+          durationMs,
+          ...(signature === undefined ? {} : { signature })
+        })
+      ),
+      Effect.as(HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId))
+    )
   })
+}
 
 /**
  * The served app: `app` (the `HttpApiBuilder` app of {@link MockApi}) inside the envelope rules above.

@@ -7,7 +7,7 @@ import * as Wire from "@pc/core/Wire"
 import { Effect, Option, Schema } from "effect"
 import { isoTime } from "../IsoTime.js"
 import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
-import { badRowIsDefect, column } from "./Row.js"
+import { type BadRow, badRowIsDefect, column } from "./Row.js"
 import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
 
 /** An order as stored: what the developer menu shows, with its merchant and expiry. */
@@ -100,17 +100,19 @@ export const makeOrderStore = Effect.gen(function* () {
       sql`SELECT * FROM orders WHERE app_key = ${appKey} AND outer_order = ${outerOrder}`
   })
   // One statement per try, so no transaction: the UNIQUE (app_key, outer_order) constraint alone
-  // decides which of concurrent creates wins, and the losers read the winner's committed row.
-  const insertIfAbsent = SqlSchema.findOne({
-    Request: NewOrder,
-    Result: OrderRecord,
-    execute: (order) => sql`INSERT INTO orders
+  // decides which of concurrent creates wins, and the losers read the winner's committed row. The
+  // new row is what was written: it is built from the values (typed by NewOrder) rather than read
+  // back and decoded, which was a Schema decode and encode on every create.
+  const insertIfAbsent = (order: typeof NewOrder.Type): Effect.Effect<OrderRecord | undefined, SqlError> =>
+    Effect.map(
+      sql`INSERT INTO orders
       (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
       VALUES (${order.orderSn}, ${order.appKey}, ${order.outerOrder}, ${order.amount}, ${order.currency},
         'CREATED', ${order.createdAt}, ${order.createdAt}, ${order.expiresAtMs})
       ON CONFLICT DO NOTHING
-      RETURNING *`
-  })
+      RETURNING order_sn`,
+      (rows) => (rows.length === 0 ? undefined : { ...order, status: "CREATED", updatedAt: order.createdAt })
+    )
   const moveIfCreated = SqlSchema.findOne({
     Request: Schema.Struct({ orderSn: Schema.String, to: Wire.OrderStatus, now: Schema.String }),
     Result: OrderRecord,
@@ -137,22 +139,27 @@ export const makeOrderStore = Effect.gen(function* () {
   const getOrder = (orderSn: string) => findOrder(orderSn).pipe(badRowIsDefect)
 
   const orders: OrderStore = {
-    createOrder: (input) =>
-      Effect.gen(function* () {
-        const { orderSn: _, nowMs, ...fields } = input
-        for (let attempt = 0; ; attempt++) {
-          const inserted = yield* insertIfAbsent({ ...fields, orderSn: input.orderSn(), createdAt: isoTime(nowMs) })
-          if (Option.isSome(inserted)) return { order: inserted.value, created: true }
-          const existing = yield* findByOuterOrder(input)
-          // No order with this orderId: the conflict was a repeated orderSn, so draw another.
-          if (Option.isNone(existing) && attempt < 5) continue
-          const order = Option.getOrThrow(existing)
-          if (order.amount !== input.amount || order.currency !== input.currency) {
-            return yield* new Conflict({ existing: order })
-          }
-          return { order, created: false }
-        }
-      }).pipe(badRowIsDefect),
+    createOrder: (input) => {
+      const { orderSn: _, nowMs, ...fields } = input
+      const createdAt = isoTime(nowMs)
+      const attempt = (
+        tries: number
+      ): Effect.Effect<{ readonly order: OrderRecord; readonly created: boolean }, SqlError | Conflict | BadRow> =>
+        Effect.flatMap(insertIfAbsent({ ...fields, orderSn: input.orderSn(), createdAt }), (inserted) =>
+          inserted !== undefined
+            ? Effect.succeed({ order: inserted, created: true })
+            : Effect.flatMap(findByOuterOrder(input), (existing) => {
+                // No order with this orderId: the conflict was a repeated orderSn, so draw another.
+                if (Option.isNone(existing) && tries < 5) return attempt(tries + 1)
+                const order = Option.getOrThrow(existing)
+                if (order.amount !== input.amount || order.currency !== input.currency) {
+                  return Effect.fail(new Conflict({ existing: order }))
+                }
+                return Effect.succeed({ order, created: false })
+              })
+        )
+      return attempt(0).pipe(badRowIsDefect)
+    },
 
     getOrder,
 

@@ -9,7 +9,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import * as Wire from "@pc/core/Wire"
-import { Clock, Effect, Runtime } from "effect"
+import { Clock, Effect, FiberRef, HashMap, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { CreateOrderFlow } from "../routes/CreateOrderFlow.js"
@@ -73,11 +73,20 @@ export const makeCreateOrderFastPath = (options: {
           ),
           Effect.map((finished) => write(response, HttpServerResponse.setHeaders(finished, extra)))
         )
-      }).pipe(Effect.annotateLogs({ requestId }))
+      })
+
+    // The fiber is this request's alone, so its log annotation is set on it for good: cheaper than
+    // Effect.annotateLogs, which puts the previous value back when its effect ends.
+    const annotated = (requestId: string, effect: Effect.Effect<void>) =>
+      Effect.zipRight(
+        FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("requestId", requestId as unknown)),
+        effect
+      )
 
     return (request, response) => {
       if (request.method !== "POST" || request.url !== path) return false
-      runFork(serve(request, response, randomUUID()))
+      const requestId = randomUUID()
+      runFork(annotated(requestId, serve(request, response, requestId)))
       return true
     }
   })

@@ -8,12 +8,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import * as SqliteConnection from "../src/store/SqliteConnection.js"
+import { SqliteDirect } from "../src/store/SqliteConnection.js"
 
 const dir = mkdtempSync(join(tmpdir(), "sqlite-connection-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 let files = 0
 
-const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | SqliteDirect>) =>
   Effect.runPromise(Effect.provide(effect, SqliteConnection.layer(join(dir, `db-${++files}.sqlite`))))
 
 const names = (sql: SqlClient.SqlClient) =>
@@ -50,6 +51,23 @@ describe("SqliteConnection", () => {
       })
     )
     expect(result).toEqual({ waitedWhileOpen: true, rolledBack: true, rows: ["outside"] })
+  })
+
+  it("runs a direct statement at once outside a transaction, and refuses to while one is open", async () => {
+    const result = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const direct = yield* SqliteDirect
+        yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+        const before = direct.rows("INSERT INTO t (name) VALUES (?) RETURNING name", ["before"])
+        const during = yield* sql.withTransaction(
+          Effect.sync(() => direct.rows("INSERT INTO t (name) VALUES (?) RETURNING name", ["during"]))
+        )
+        const after = direct.rows("SELECT name FROM t ORDER BY name", [])
+        return { before, during, after }
+      })
+    )
+    expect(result).toEqual({ before: [{ name: "before" }], during: undefined, after: [{ name: "before" }] })
   })
 
   it("keeps answering past its bound of prepared statements (the oldest are prepared again)", async () => {

@@ -1,13 +1,14 @@
 // Orders (table `orders`): idempotent creation by appKey + orderId, the move to a final state
 // written together with its callback delivery, and the orders whose time to live has passed.
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Wire from "@pc/core/Wire"
 import { Effect, Option, Schema } from "effect"
 import { isoTime } from "../IsoTime.js"
 import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
 import { type BadRow, badRowIsDefect, column } from "./Row.js"
+import { SqliteDirect } from "./SqliteConnection.js"
 import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
 
 /** An order as stored: what the developer menu shows, with its merchant and expiry. */
@@ -72,6 +73,13 @@ export interface OrderStore {
   readonly nextExpiry: Effect.Effect<number | null, SqlError>
 }
 
+/** The insert of a new order on SQLite's direct path: the same statement as the client's, with `?` placeholders. */
+const INSERT_ORDER = `INSERT INTO orders
+  (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
+  VALUES (?, ?, ?, ?, ?, 'CREATED', ?, ?, ?)
+  ON CONFLICT DO NOTHING
+  RETURNING order_sn`
+
 const NewOrder = OrderRecord.pipe(Schema.typeSchema, Schema.omit("status", "updatedAt"))
 const DueOrder = Schema.Struct({ orderSn: OrderRecord.fields.orderSn })
 const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
@@ -87,6 +95,7 @@ const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
  */
 export const makeOrderStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const direct = Option.getOrUndefined(yield* Effect.serviceOption(SqliteDirect))
 
   const findOrder = SqlSchema.findOne({
     Request: Schema.String,
@@ -103,16 +112,40 @@ export const makeOrderStore = Effect.gen(function* () {
   // decides which of concurrent creates wins, and the losers read the winner's committed row. The
   // new row is what was written: it is built from the values (typed by NewOrder) rather than read
   // back and decoded, which was a Schema decode and encode on every create.
-  const insertIfAbsent = (order: typeof NewOrder.Type): Effect.Effect<OrderRecord | undefined, SqlError> =>
-    Effect.map(
+  const insertIfAbsent = (order: typeof NewOrder.Type): Effect.Effect<OrderRecord | undefined, SqlError> => {
+    const created = (rows: ReadonlyArray<unknown>): OrderRecord | undefined =>
+      rows.length === 0 ? undefined : { ...order, status: "CREATED", updatedAt: order.createdAt }
+    const params = [
+      order.orderSn,
+      order.appKey,
+      order.outerOrder,
+      order.amount,
+      order.currency,
+      order.createdAt,
+      order.createdAt,
+      order.expiresAtMs
+    ]
+    const viaClient = Effect.map(
       sql`INSERT INTO orders
       (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
-      VALUES (${order.orderSn}, ${order.appKey}, ${order.outerOrder}, ${order.amount}, ${order.currency},
-        'CREATED', ${order.createdAt}, ${order.createdAt}, ${order.expiresAtMs})
+      VALUES (${params[0]}, ${params[1]}, ${params[2]}, ${params[3]}, ${params[4]}, 'CREATED', ${params[5]},
+        ${params[6]}, ${params[7]})
       ON CONFLICT DO NOTHING
       RETURNING order_sn`,
-      (rows) => (rows.length === 0 ? undefined : { ...order, status: "CREATED", updatedAt: order.createdAt })
+      created
     )
+    if (direct === undefined) return viaClient
+    // SQLite: the same statement, prepared once, in one synchronous call; while a transaction holds
+    // the connection it goes the client's way, which waits for the transaction's end.
+    return Effect.suspend(() => {
+      try {
+        const rows = direct.rows(INSERT_ORDER, params)
+        return rows === undefined ? viaClient : Effect.succeed(created(rows))
+      } catch (cause) {
+        return Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+      }
+    })
+  }
   const moveIfCreated = SqlSchema.findOne({
     Request: Schema.Struct({ orderSn: Schema.String, to: Wire.OrderStatus, now: Schema.String }),
     Result: OrderRecord,

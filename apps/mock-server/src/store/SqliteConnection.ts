@@ -10,7 +10,24 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import Sqlite from "better-sqlite3"
-import { Effect, Layer, Scope } from "effect"
+import { Context, Effect, Layer, Scope } from "effect"
+
+/**
+ * The connection's statements without `@effect/sql`'s per-statement steps (its span, the SQL text
+ * compiled again, the connection acquired): for the one statement every create-order runs. A plain
+ * synchronous call, so nothing of another fiber can run in between.
+ */
+export class SqliteDirect extends Context.Tag("mock-server/SqliteDirect")<
+  SqliteDirect,
+  {
+    /**
+     * Runs `sql` (prepared once) with `params` and gives its rows; `undefined` while a transaction
+     * holds the connection, which the statement must not join: the caller then goes through the
+     * `SqlClient`, which waits for the transaction's end. Throws what better-sqlite3 throws.
+     */
+    readonly rows: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
+  }
+>() {}
 
 /** Statements kept prepared; the mock has a few dozen, and SQL built per call (`IN (...)`) stays bounded. */
 const MAX_PREPARED = 200
@@ -46,7 +63,9 @@ const runOn = (statement: Sqlite.Statement, params: ReadonlyArray<unknown>, raw:
  * The client on the SQLite database `filename` (a file or `:memory:`), closed with the scope. The
  * journal mode and the other pragmas are the caller's (Database.ts sets them after taking the lock).
  */
-const make = (filename: string): Effect.Effect<SqlClient.SqlClient, never, Scope.Scope | Reactivity.Reactivity> =>
+const make = (
+  filename: string
+): Effect.Effect<Context.Context<SqlClient.SqlClient | SqliteDirect>, never, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
     const db = new Sqlite(filename)
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
@@ -125,21 +144,26 @@ const make = (filename: string): Effect.Effect<SqlClient.SqlClient, never, Scope
       )
     )
 
-    return yield* SqlClient.make({
+    const client = yield* SqlClient.make({
       acquirer,
       transactionAcquirer,
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]]
     })
+    const direct: SqliteDirect["Type"] = {
+      rows: (sql, params) => (transactions === 0 ? runOn(prepared(sql), params, false) : undefined)
+    }
+    return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))
   })
 
 /**
- * The `SqlClient` on the SQLite database `filename`, prepared statements kept for the connection's life.
+ * The `SqlClient` on the SQLite database `filename`, prepared statements kept for the connection's
+ * life, and {@link SqliteDirect} on the same connection.
  *
  * @example
  * ```ts
  * const layer = SqliteConnection.layer("./mock.sqlite") // then PRAGMA journal_mode = WAL, migrations
  * ```
  */
-export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient> =>
-  Layer.scoped(SqlClient.SqlClient, make(filename)).pipe(Layer.provide(Reactivity.layer))
+export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteDirect> =>
+  Layer.scopedContext(make(filename)).pipe(Layer.provide(Reactivity.layer))

@@ -128,6 +128,21 @@ describe("three mock replicas on one PostgreSQL", () => {
     expect(receiver.received).toHaveLength(100)
   }, 420_000)
 
+  it("a key disabled through one replica is refused by another at its next request (no per-replica key cache)", async () => {
+    const [a, b] = await replicas(await freshDatabase(), 2)
+    // b has authenticated with the key before: whatever it kept of it must not outlive the disable.
+    await createdSn(b!.url, `before-disable-${Date.now()}`)
+    const disabled = await dev(a!.url, "POST", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/keys/1/disable`)
+    expect(disabled.json.code).toBe("SUCCESS")
+    const refused = await createOrder(
+      b!.url,
+      JSON.stringify({ orderId: `after-${Date.now()}`, amount: "1.00", currency: "USD" })
+    )
+    expect(refused.status).toBe(401)
+    expect(refused.json.code).toBe("signError")
+    expect(refused.json.msg).toMatch(/key version 1 is disabled/)
+  })
+
   it("a replica SIGKILLed while holding deliveries: the others deliver them once its lease ends", async () => {
     const db = await freshDatabase()
     const [holder] = await replicas(db, 1)

@@ -11,6 +11,7 @@ import { Clock, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { MockConfig } from "../Config.js"
 import { signatureNote } from "../events/MockEvents.js"
 import { type ApiError, signError } from "../http/Envelope.js"
+import type { AuthKeys } from "../store/MerchantStore.js"
 import { Store } from "../store/Store.js"
 import { capped } from "../log/LogText.js"
 import { diagnose } from "./Diagnose.js"
@@ -48,6 +49,8 @@ export interface Authenticated {
 /** The stored form of an appKey: UUIDs compare case-insensitively and the mock stores them lower case. */
 const storedAppKey = (appKey: string): string => appKey.toLowerCase()
 
+const SIGNATURE_MISMATCH = "the signature does not match the request"
+
 type Verdict =
   | { readonly ok: true; readonly appKey: string }
   | { readonly ok: false; readonly appKey: string | undefined; readonly missing: boolean; readonly cause: string }
@@ -55,66 +58,83 @@ type Verdict =
 export const make = Effect.gen(function* () {
   const config = yield* MockConfig
   const store = yield* Store
-  // Uploaded keys never change, so each (appKey, version) is parsed once and kept.
-  const verifiers = new Map<string, Promise<Crypto.Verifier>>()
+  // Uploaded keys never change (a version's PEM is fixed; only its status moves, and that is read
+  // with the merchant's keys on every request), so each (appKey, version) is parsed once and kept.
+  // Once the import has resolved, the verifier itself is kept, so a request pays no wait for it.
+  const verifiers = new Map<string, Crypto.Verifier | Promise<Crypto.Verifier>>()
 
-  const verifierOf = (appKey: string, version: number, pem: string) => {
+  const verifierOf = (appKey: string, version: number, pem: string): Effect.Effect<Crypto.Verifier> => {
     const id = `${appKey}\u0000${version}`
-    let verifier = verifiers.get(id)
-    if (verifier === undefined) {
-      verifier = NodeCrypto.importPublicKey(pem)
-      verifiers.set(id, verifier)
-    }
-    return Effect.promise(() => verifier)
+    const known = verifiers.get(id)
+    if (known !== undefined && !(known instanceof Promise)) return Effect.succeed(known)
+    const importing =
+      known ??
+      NodeCrypto.importPublicKey(pem).then((verifier) => {
+        verifiers.set(id, verifier)
+        return verifier
+      })
+    verifiers.set(id, importing)
+    return Effect.promise(() => importing)
   }
 
-  /** Production's decision on a request, whatever the environment. */
-  const judge = (input: AuthInput, nowMs: number) =>
-    Effect.gen(function* () {
-      const required = Environment.requiresSignature(
-        config.environment === "sandbox" ? "production" : config.environment,
-        input.body.length > 0
+  /** Production's decision on the signature of a request with these parsed headers, given the merchant's keys. */
+  const decide = (
+    input: AuthInput,
+    nowMs: number,
+    headers: Headers.RequestAuthHeaders,
+    keys: AuthKeys | null
+  ): Verdict | Effect.Effect<Verdict> => {
+    // The string to sign has X-R-AK as sent (spec 5.3: the appKey the merchant sends); the
+    // merchant is found by its stored, lower-case form.
+    const { appKey: sentAppKey, timestamp, keyVersion, signature } = headers
+    const appKey = storedAppKey(sentAppKey)
+    if (keys === null) return { ok: false, appKey: undefined, missing: false, cause: `unknown appKey ${sentAppKey}` }
+    const window = Timestamp.checkWindow(timestamp, nowMs)
+    if (!window.ok) {
+      return { ok: false, appKey, missing: false, cause: `timestamp outside the 5 minute window (${window.message})` }
+    }
+    const key = keys.get(keyVersion)
+    if (key === undefined) {
+      return { ok: false, appKey, missing: false, cause: `key version ${keyVersion} is unknown for this appKey` }
+    }
+    if (key.status === "disabled") {
+      return { ok: false, appKey, missing: false, cause: `key version ${keyVersion} is disabled` }
+    }
+    if (signature === undefined) return { ok: true, appKey }
+    const text = Canonical.requestStringToSign({ ...input, appKey: sentAppKey, timestamp })
+    return Effect.flatMap(verifierOf(appKey, keyVersion, key.publicKeyPem), (verifier) =>
+      Effect.promise(
+        (): Promise<Verdict> =>
+          verifier
+            .verify(text, signature)
+            .then((valid) =>
+              valid ? { ok: true, appKey } : { ok: false, appKey, missing: false, cause: SIGNATURE_MISMATCH }
+            )
       )
-      const parsed = Headers.parseRequest(input.headers, { signature: required ? "required" : "optional" })
-      if (!parsed.ok) {
-        const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
-        const missing = parsed.error.header === Headers.RequestHeaders.signature && parsed.error.reason === "Missing"
-        return { ok: false, appKey, missing, cause: parsed.error.message } satisfies Verdict
-      }
-      // The string to sign has X-R-AK as sent (spec 5.3: the appKey the merchant sends); the
-      // merchant is found by its stored, lower-case form.
-      const { appKey: sentAppKey, timestamp, keyVersion, signature } = parsed.headers
-      const appKey = storedAppKey(sentAppKey)
-      if (!(yield* store.merchantExists(appKey))) {
-        return { ok: false, appKey: undefined, missing: false, cause: `unknown appKey ${sentAppKey}` } satisfies Verdict
-      }
-      const window = Timestamp.checkWindow(timestamp, nowMs)
-      if (!window.ok) {
-        return {
-          ok: false,
-          appKey,
-          missing: false,
-          cause: `timestamp outside the 5 minute window (${window.message})`
-        } satisfies Verdict
-      }
-      const key = yield* store.merchantKey(appKey, keyVersion)
-      if (Option.isNone(key)) {
-        return {
-          ok: false,
-          appKey,
-          missing: false,
-          cause: `key version ${keyVersion} is unknown for this appKey`
-        } satisfies Verdict
-      }
-      if (key.value.status === "disabled") {
-        return { ok: false, appKey, missing: false, cause: `key version ${keyVersion} is disabled` } satisfies Verdict
-      }
-      if (signature === undefined) return { ok: true, appKey } satisfies Verdict
-      const verifier = yield* verifierOf(appKey, keyVersion, key.value.publicKeyPem)
-      const text = Canonical.requestStringToSign({ ...input, appKey: sentAppKey, timestamp })
-      if (yield* Effect.promise(() => verifier.verify(text, signature))) return { ok: true, appKey } satisfies Verdict
-      return { ok: false, appKey, missing: false, cause: "the signature does not match the request" } satisfies Verdict
+    )
+  }
+
+  /**
+   * Production's decision on a request, whatever the environment. Plain steps, not one fiber step
+   * each: the merchant's keys come from the store's cache when it has them, and the only wait
+   * left on a valid request is the verification.
+   */
+  const judge = (input: AuthInput, nowMs: number): Effect.Effect<Verdict, SqlError> => {
+    const required = Environment.requiresSignature(
+      config.environment === "sandbox" ? "production" : config.environment,
+      input.body.length > 0
+    )
+    const parsed = Headers.parseRequest(input.headers, { signature: required ? "required" : "optional" })
+    if (!parsed.ok) {
+      const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
+      const missing = parsed.error.header === Headers.RequestHeaders.signature && parsed.error.reason === "Missing"
+      return Effect.succeed({ ok: false, appKey, missing, cause: parsed.error.message })
+    }
+    return Effect.flatMap(store.authKeys(storedAppKey(parsed.headers.appKey)), (keys) => {
+      const verdict = decide(input, nowMs, parsed.headers, keys)
+      return Effect.isEffect(verdict) ? verdict : Effect.succeed(verdict)
     })
+  }
 
   /** Logs the likely cause of a refused signature, without the signature or any key. */
   const explain = (input: AuthInput, verdict: Verdict & { readonly ok: false }, nowMs: number) =>
@@ -167,16 +187,24 @@ export const make = Effect.gen(function* () {
    * succeeds whenever X-R-AK names a known merchant and reports production's verdict.
    */
   const authenticate = (input: AuthInput): Effect.Effect<Authenticated, ApiError | SqlError> =>
+    Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
+      Effect.flatMap(judge(input, nowMs), (verdict): Effect.Effect<Authenticated, ApiError | SqlError> => {
+        if (config.environment === "sandbox") return inSandbox(input, verdict, nowMs)
+        if (verdict.ok) return Effect.succeed({ appKey: verdict.appKey, signatureCheck: undefined })
+        return Effect.zipRight(explain(input, verdict, nowMs), Effect.fail(signError(verdict.cause)))
+      })
+    )
+
+  /**
+   * Sandbox: X-R-AK must name a known merchant; nothing else is enforced. Even that refusal says
+   * what production would have decided of the signature.
+   */
+  const inSandbox = (
+    input: AuthInput,
+    verdict: Verdict,
+    nowMs: number
+  ): Effect.Effect<Authenticated, ApiError | SqlError> =>
     Effect.gen(function* () {
-      const nowMs = yield* Clock.currentTimeMillis
-      const verdict = yield* judge(input, nowMs)
-      if (config.environment !== "sandbox") {
-        if (verdict.ok) return { appKey: verdict.appKey, signatureCheck: undefined }
-        yield* explain(input, verdict, nowMs)
-        return yield* signError(verdict.cause)
-      }
-      // Sandbox: X-R-AK must name a known merchant; nothing else is enforced. Even that refusal
-      // says what production would have decided of the signature.
       const check: SignatureCheck = verdict.ok ? "valid" : verdict.missing ? "missing" : "invalid"
       const checkHeader = signatureCheckHeader(check)
       const sentAppKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
@@ -189,10 +217,10 @@ export const make = Effect.gen(function* () {
       }
       const appKey = storedAppKey(sentAppKey)
       if (!(yield* store.merchantExists(appKey))) return yield* signError(`unknown appKey ${sentAppKey}`, checkHeader)
-      if (verdict.ok) return { appKey, signatureCheck: "valid" }
-      if (verdict.missing) return { appKey, signatureCheck: "missing" }
+      if (verdict.ok) return { appKey, signatureCheck: "valid" } satisfies Authenticated
+      if (verdict.missing) return { appKey, signatureCheck: "missing" } satisfies Authenticated
       yield* explain(input, verdict, nowMs)
-      return { appKey, signatureCheck: "invalid" }
+      return { appKey, signatureCheck: "invalid" } satisfies Authenticated
     })
 
   return { authenticate }

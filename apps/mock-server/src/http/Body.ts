@@ -89,9 +89,30 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
+/**
+ * The body as text, or the paramError for bytes that are not UTF-8 (JSON is UTF-8): a plain
+ * function for the create-order flow, which runs its checks without a fiber step each.
+ *
+ * @example
+ * ```ts
+ * const text = utf8Text(bytes) // string, or ApiError paramError
+ * ```
+ */
+export const utf8Text = (bytes: Uint8Array): string | ApiError => {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    return paramError("body is not valid UTF-8")
+  }
+}
+
 /** The body as text; bytes that are not UTF-8 are a paramError (JSON is UTF-8). */
 export const decodeUtf8 = (bytes: Uint8Array): Effect.Effect<string, ApiError> =>
-  Effect.try({ try: () => utf8.decode(bytes), catch: () => paramError("body is not valid UTF-8") })
+  Effect.suspend(() => orFail(utf8Text(bytes)))
+
+/** A value, or the ApiError a plain check returned instead, as an Effect. */
+const orFail = <A>(result: A | ApiError): Effect.Effect<A, ApiError> =>
+  result instanceof ApiError ? Effect.fail(result) : Effect.succeed(result)
 
 /** Refuses a body whose Content-Type is not application/json (parameters such as charset=utf-8 allowed). */
 export const requireJsonContentType: Effect.Effect<void, ApiError, HttpServerRequest.HttpServerRequest> =
@@ -108,18 +129,30 @@ export const requireJsonContentType: Effect.Effect<void, ApiError, HttpServerReq
  * ```
  */
 export const requireJsonMediaType = (contentType: string | undefined): Effect.Effect<void, ApiError> => {
+  const refused = jsonMediaTypeRefusal(contentType)
+  return refused === undefined ? Effect.void : Effect.fail(refused)
+}
+
+/**
+ * {@link requireJsonMediaType} as a plain function: the unsupportedMediaType error, or `undefined`
+ * for application/json.
+ *
+ * @example
+ * ```ts
+ * jsonMediaTypeRefusal("application/json; charset=utf-8") // undefined
+ * ```
+ */
+export const jsonMediaTypeRefusal = (contentType: string | undefined): ApiError | undefined => {
   const mediaType = contentType?.split(";")[0]?.trim().toLowerCase()
   return mediaType === "application/json"
-    ? Effect.void
-    : Effect.fail(
-        new ApiError({
-          code: "unsupportedMediaType",
-          msg:
-            contentType === undefined
-              ? "Content-Type is missing; send application/json"
-              : `Content-Type ${capped(contentType, 100)} is not supported; send application/json`
-        })
-      )
+    ? undefined
+    : new ApiError({
+        code: "unsupportedMediaType",
+        msg:
+          contentType === undefined
+            ? "Content-Type is missing; send application/json"
+            : `Content-Type ${capped(contentType, 100)} is not supported; send application/json`
+      })
 }
 
 /**
@@ -129,23 +162,29 @@ export const requireJsonMediaType = (contentType: string | undefined): Effect.Ef
  * with the depth, and a few thousand levels overflowed its stack.
  */
 export const parseJsonObject = (text: string): Effect.Effect<Record<string, unknown>, ApiError> =>
-  Effect.suspend(() => {
-    const depth = checkJsonDepth(text)
-    return depth.ok
-      ? Effect.void
-      : Effect.fail(paramError(`${depth.field}: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`))
-  }).pipe(
-    Effect.zipRight(
-      Effect.try({
-        try: () => JSON.parse(text) as unknown,
-        catch: () => paramError("body is not valid JSON")
-      })
-    ),
-    Effect.filterOrFail(
-      (value): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value),
-      () => paramError("body is not a JSON object")
-    )
-  )
+  Effect.suspend(() => orFail(jsonObjectOf(text)))
+
+/**
+ * {@link parseJsonObject} as a plain function: the object, or the paramError.
+ *
+ * @example
+ * ```ts
+ * jsonObjectOf("[1]") // ApiError paramError "body is not a JSON object"
+ * ```
+ */
+export const jsonObjectOf = (text: string): Record<string, unknown> | ApiError => {
+  const depth = checkJsonDepth(text)
+  if (!depth.ok) return paramError(`${depth.field}: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`)
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return paramError("body is not valid JSON")
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : paramError("body is not a JSON object")
+}
 
 /** Content type check, size-limited read, UTF-8 decode and JSON object parse: the /dev routes' body. */
 export const jsonObjectBody = (limit: number) =>

@@ -9,7 +9,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import * as Wire from "@pc/core/Wire"
-import { Clock, Effect, Runtime } from "effect"
+import { Clock, Effect, FiberRef, HashMap, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { CreateOrderFlow } from "../routes/CreateOrderFlow.js"
@@ -48,9 +48,9 @@ export const makeCreateOrderFastPath = (options: {
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const path = Wire.CREATE_ORDER_PATH
 
+    // A chain of few steps rather than a generator: the flow's own steps are the ones that count.
     const serve = (request: IncomingMessage, response: ServerResponse, requestId: string) =>
-      Effect.gen(function* () {
-        const started = yield* Clock.currentTimeMillis
+      Effect.flatMap(Clock.currentTimeMillis, (started) => {
         // Headers the flow puts on whatever the answer is (the sandbox's X-R-Signature-Check).
         const extra: Record<string, string> = {}
         const withHeaders = (headers: Readonly<Record<string, string>>) =>
@@ -60,27 +60,33 @@ export const makeCreateOrderFastPath = (options: {
           options.devAccess === undefined
             ? undefined
             : checkDevAccess(options.devAccess, path, request.headers.authorization)
-        const answer =
+        const answered =
           refused !== undefined
-            ? fromError(refused)
-            : yield* flow.create({ source: request, withHeaders }).pipe(
+            ? Effect.succeed(fromError(refused))
+            : flow.create({ source: request, withHeaders }).pipe(
                 Effect.map((result) => ok(result)),
                 Effect.catchAllCause(answerFailure("POST", path, requestId))
               )
-        const finished = yield* finishRequest({
-          publish: options.publish,
-          requestId,
-          method: "POST",
-          path,
-          started,
-          response: answer
-        })
-        write(response, HttpServerResponse.setHeaders(finished, extra))
-      }).pipe(Effect.annotateLogs({ requestId }))
+        return answered.pipe(
+          Effect.flatMap((answer) =>
+            finishRequest({ publish: options.publish, requestId, method: "POST", path, started, response: answer })
+          ),
+          Effect.map((finished) => write(response, HttpServerResponse.setHeaders(finished, extra)))
+        )
+      })
+
+    // The fiber is this request's alone, so its log annotation is set on it for good: cheaper than
+    // Effect.annotateLogs, which puts the previous value back when its effect ends.
+    const annotated = (requestId: string, effect: Effect.Effect<void>) =>
+      Effect.zipRight(
+        FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("requestId", requestId as unknown)),
+        effect
+      )
 
     return (request, response) => {
       if (request.method !== "POST" || request.url !== path) return false
-      runFork(serve(request, response, randomUUID()))
+      const requestId = randomUUID()
+      runFork(annotated(requestId, serve(request, response, requestId)))
       return true
     }
   })

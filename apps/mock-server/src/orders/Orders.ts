@@ -4,7 +4,7 @@
  */
 import { Money } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import { Clock, Context, Effect, Either, Layer, Ref, Schema } from "effect"
+import { Clock, Context, Effect, Either, Layer, Schema } from "effect"
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
 import { eventPublisher } from "../events/MockEvents.js"
@@ -12,6 +12,7 @@ import { paramErrorOf } from "../http/DecodeBody.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
 import { isoDay } from "../IsoTime.js"
 import type { OrderRecord } from "../store/OrderStore.js"
+import type { Conflict } from "../store/StoreError.js"
 import { Store } from "../store/Store.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
@@ -79,55 +80,65 @@ export const make = Effect.gen(function* () {
   const store = yield* Store
   const publicUrl = yield* PublicUrl
   const publish = yield* eventPublisher
-  const listeners = yield* Ref.make<ReadonlyArray<(dueAtMs: number) => Effect.Effect<void>>>([])
+  // Replaced whole on each onChange, never mutated: a create reads it without a fiber step.
+  let listeners: ReadonlyArray<(dueAtMs: number) => Effect.Effect<void>> = []
 
   /** Tells the listeners that something falls due at `dueAtMs` (an expiry, or a callback now). */
-  const changed = (dueAtMs: number) =>
-    Effect.flatMap(Ref.get(listeners), (all) =>
-      Effect.all(
-        all.map((listener) => listener(dueAtMs)),
-        { discard: true }
-      )
+  const changed = (dueAtMs: number): Effect.Effect<void> => {
+    const all = listeners
+    if (all.length === 0) return Effect.void
+    if (all.length === 1) return all[0]!(dueAtMs)
+    return Effect.all(
+      all.map((listener) => listener(dueAtMs)),
+      { discard: true }
+    )
+  }
+
+  const duplicate = (request: ValidOrderRequest) => (conflict: Conflict) =>
+    Effect.fail(
+      new ApiError({
+        code: "duplicateOrder",
+        msg: `orderId ${request.orderId} was already used for ${conflict.existing.amount} ${conflict.existing.currency} (order ${conflict.existing.orderSn})`
+      })
     )
 
-  const create = (appKey: string, request: ValidOrderRequest) =>
-    Effect.gen(function* () {
-      const nowMs = yield* Clock.currentTimeMillis
-      const result = yield* store
-        .createOrder({
-          orderSn: () => orderSnFor(nowMs),
-          appKey,
-          outerOrder: request.orderId,
-          amount: request.amount,
-          currency: request.currency,
-          nowMs,
-          expiresAtMs: nowMs + config.orderTtlMs
-        })
-        .pipe(
-          Effect.catchTag("Conflict", (conflict) =>
-            Effect.fail(
-              new ApiError({
-                code: "duplicateOrder",
-                msg: `orderId ${request.orderId} was already used for ${conflict.existing.amount} ${conflict.existing.currency} (order ${conflict.existing.orderSn})`
-              })
-            )
+  /**
+   * Creates the order (or finds its idempotent twin) at `nowMs`. A chain of few steps rather than a
+   * generator: this runs on every create-order request.
+   */
+  const create = (appKey: string, request: ValidOrderRequest, nowMs: number) =>
+    store
+      .createOrder({
+        orderSn: () => orderSnFor(nowMs),
+        appKey,
+        outerOrder: request.orderId,
+        amount: request.amount,
+        currency: request.currency,
+        nowMs,
+        expiresAtMs: nowMs + config.orderTtlMs
+      })
+      .pipe(
+        Effect.catchTag("Conflict", duplicate(request)),
+        Effect.flatMap(({ order, created }) => {
+          const answer = {
+            created,
+            result: {
+              orderSn: order.orderSn,
+              outerOrder: order.outerOrder,
+              h5Url: `${publicUrl}/h5/checkout/${encodeURIComponent(order.orderSn)}`
+            } satisfies Wire.CreateOrderResult
+          }
+          if (!created) return Effect.succeed(answer)
+          // A new order has a time to live: the dispatcher's expiry schedule must hear of it.
+          return Effect.as(
+            Effect.zipRight(
+              changed(order.expiresAtMs),
+              publish({ type: "order.created", orderSn: order.orderSn, appKey })
+            ),
+            answer
           )
-        )
-      const order = result.order
-      // A new order has a time to live: the dispatcher's expiry schedule must hear of it.
-      if (result.created) {
-        yield* changed(order.expiresAtMs)
-        yield* publish({ type: "order.created", orderSn: order.orderSn, appKey })
-      }
-      return {
-        created: result.created,
-        result: {
-          orderSn: order.orderSn,
-          outerOrder: order.outerOrder,
-          h5Url: `${publicUrl}/h5/checkout/${encodeURIComponent(order.orderSn)}`
-        } satisfies Wire.CreateOrderResult
-      }
-    })
+        })
+      )
 
   const move = (orderSn: string, to: "PAID" | "FAILED" | "EXPIRED") =>
     Effect.gen(function* () {
@@ -159,7 +170,10 @@ export const make = Effect.gen(function* () {
     create,
     move,
     /** Runs `listener` after every committed create and move, with when the new work falls due. */
-    onChange: (listener: (dueAtMs: number) => Effect.Effect<void>) => Ref.update(listeners, (all) => [...all, listener])
+    onChange: (listener: (dueAtMs: number) => Effect.Effect<void>) =>
+      Effect.sync(() => {
+        listeners = [...listeners, listener]
+      })
   }
 })
 

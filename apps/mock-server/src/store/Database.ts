@@ -5,13 +5,13 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer, Redacted } from "effect"
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import pg from "pg"
 import { migrateAlone } from "./Dialect.js"
 import { migrations } from "./Migrations.js"
+import * as SqliteConnection from "./SqliteConnection.js"
 import { DatabaseInUse } from "./StoreError.js"
 
 /**
@@ -108,7 +108,7 @@ export const sqliteDatabase = (db: string) =>
     Layer.provideMerge(
       Layer.unwrapEffect(
         // The journal mode is set after taking the lock (lockSqlite), not by the client.
-        Effect.as(createFile(db), SqliteClient.layer({ filename: db, disableWAL: true }))
+        Effect.as(createFile(db), SqliteConnection.layer(db))
       )
     )
   )

@@ -34,7 +34,8 @@ const AuthKeyRow = Schema.Struct({
   status: MerchantKey.fields.status
 })
 type AuthKey = Omit<typeof AuthKeyRow.Type, "version">
-type AuthKeys = ReadonlyMap<number, AuthKey>
+/** What authentication needs of a merchant: its key versions with their PEM and status. */
+export type AuthKeys = ReadonlyMap<number, AuthKey>
 
 const NextVersion = Schema.Struct({ next: Schema.Number })
 
@@ -88,6 +89,12 @@ export interface MerchantStore {
    * request: cached in this process unless the database is shared (see `make`).
    */
   readonly merchantKey: (appKey: string, version: number) => Effect.Effect<Option.Option<AuthKey>, SqlError>
+
+  /**
+   * Every key version of a merchant (PEM and status), `null` when there is no such merchant: what
+   * authentication reads on every request, cached like {@link MerchantStore.merchantKey}.
+   */
+  readonly authKeys: (appKey: string) => Effect.Effect<AuthKeys | null, SqlError>
 
   /** Whether a merchant with this appKey exists (cached like {@link MerchantStore.merchantKey}). */
   readonly merchantExists: (appKey: string) => Effect.Effect<boolean, SqlError>
@@ -259,6 +266,8 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
           WHERE app_key = ${appKey} AND version = ${version} RETURNING version`
           if (rows.length === 0) return yield* new NotFound({ what: `key version ${version} of merchant ${appKey}` })
         }).pipe(forget(appKey)),
+
+      authKeys: authOf,
 
       merchantKey: (appKey, version) => Effect.map(authOf(appKey), (keys) => Option.fromNullable(keys?.get(version))),
 

@@ -1,13 +1,14 @@
 // Orders (table `orders`): idempotent creation by appKey + orderId, the move to a final state
 // written together with its callback delivery, and the orders whose time to live has passed.
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Wire from "@pc/core/Wire"
 import { Effect, Option, Schema } from "effect"
 import { isoTime } from "../IsoTime.js"
 import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
-import { badRowIsDefect, column } from "./Row.js"
+import { type BadRow, badRowIsDefect, column } from "./Row.js"
+import { SqliteDirect } from "./SqliteConnection.js"
 import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
 
 /** An order as stored: what the developer menu shows, with its merchant and expiry. */
@@ -72,6 +73,13 @@ export interface OrderStore {
   readonly nextExpiry: Effect.Effect<number | null, SqlError>
 }
 
+/** The insert of a new order on SQLite's direct path: the same statement as the client's, with `?` placeholders. */
+const INSERT_ORDER = `INSERT INTO orders
+  (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
+  VALUES (?, ?, ?, ?, ?, 'CREATED', ?, ?, ?)
+  ON CONFLICT DO NOTHING
+  RETURNING order_sn`
+
 const NewOrder = OrderRecord.pipe(Schema.typeSchema, Schema.omit("status", "updatedAt"))
 const DueOrder = Schema.Struct({ orderSn: OrderRecord.fields.orderSn })
 const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
@@ -87,6 +95,7 @@ const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
  */
 export const makeOrderStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const direct = Option.getOrUndefined(yield* Effect.serviceOption(SqliteDirect))
 
   const findOrder = SqlSchema.findOne({
     Request: Schema.String,
@@ -100,17 +109,43 @@ export const makeOrderStore = Effect.gen(function* () {
       sql`SELECT * FROM orders WHERE app_key = ${appKey} AND outer_order = ${outerOrder}`
   })
   // One statement per try, so no transaction: the UNIQUE (app_key, outer_order) constraint alone
-  // decides which of concurrent creates wins, and the losers read the winner's committed row.
-  const insertIfAbsent = SqlSchema.findOne({
-    Request: NewOrder,
-    Result: OrderRecord,
-    execute: (order) => sql`INSERT INTO orders
+  // decides which of concurrent creates wins, and the losers read the winner's committed row. The
+  // new row is what was written: it is built from the values (typed by NewOrder) rather than read
+  // back and decoded, which was a Schema decode and encode on every create.
+  const insertIfAbsent = (order: typeof NewOrder.Type): Effect.Effect<OrderRecord | undefined, SqlError> => {
+    const created = (rows: ReadonlyArray<unknown>): OrderRecord | undefined =>
+      rows.length === 0 ? undefined : { ...order, status: "CREATED", updatedAt: order.createdAt }
+    const params = [
+      order.orderSn,
+      order.appKey,
+      order.outerOrder,
+      order.amount,
+      order.currency,
+      order.createdAt,
+      order.createdAt,
+      order.expiresAtMs
+    ]
+    const viaClient = Effect.map(
+      sql`INSERT INTO orders
       (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
-      VALUES (${order.orderSn}, ${order.appKey}, ${order.outerOrder}, ${order.amount}, ${order.currency},
-        'CREATED', ${order.createdAt}, ${order.createdAt}, ${order.expiresAtMs})
+      VALUES (${params[0]}, ${params[1]}, ${params[2]}, ${params[3]}, ${params[4]}, 'CREATED', ${params[5]},
+        ${params[6]}, ${params[7]})
       ON CONFLICT DO NOTHING
-      RETURNING *`
-  })
+      RETURNING order_sn`,
+      created
+    )
+    if (direct === undefined) return viaClient
+    // SQLite: the same statement, prepared once, in one synchronous call; while a transaction holds
+    // the connection it goes the client's way, which waits for the transaction's end.
+    return Effect.suspend(() => {
+      try {
+        const rows = direct.rows(INSERT_ORDER, params)
+        return rows === undefined ? viaClient : Effect.succeed(created(rows))
+      } catch (cause) {
+        return Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+      }
+    })
+  }
   const moveIfCreated = SqlSchema.findOne({
     Request: Schema.Struct({ orderSn: Schema.String, to: Wire.OrderStatus, now: Schema.String }),
     Result: OrderRecord,
@@ -137,22 +172,27 @@ export const makeOrderStore = Effect.gen(function* () {
   const getOrder = (orderSn: string) => findOrder(orderSn).pipe(badRowIsDefect)
 
   const orders: OrderStore = {
-    createOrder: (input) =>
-      Effect.gen(function* () {
-        const { orderSn: _, nowMs, ...fields } = input
-        for (let attempt = 0; ; attempt++) {
-          const inserted = yield* insertIfAbsent({ ...fields, orderSn: input.orderSn(), createdAt: isoTime(nowMs) })
-          if (Option.isSome(inserted)) return { order: inserted.value, created: true }
-          const existing = yield* findByOuterOrder(input)
-          // No order with this orderId: the conflict was a repeated orderSn, so draw another.
-          if (Option.isNone(existing) && attempt < 5) continue
-          const order = Option.getOrThrow(existing)
-          if (order.amount !== input.amount || order.currency !== input.currency) {
-            return yield* new Conflict({ existing: order })
-          }
-          return { order, created: false }
-        }
-      }).pipe(badRowIsDefect),
+    createOrder: (input) => {
+      const { orderSn: _, nowMs, ...fields } = input
+      const createdAt = isoTime(nowMs)
+      const attempt = (
+        tries: number
+      ): Effect.Effect<{ readonly order: OrderRecord; readonly created: boolean }, SqlError | Conflict | BadRow> =>
+        Effect.flatMap(insertIfAbsent({ ...fields, orderSn: input.orderSn(), createdAt }), (inserted) =>
+          inserted !== undefined
+            ? Effect.succeed({ order: inserted, created: true })
+            : Effect.flatMap(findByOuterOrder(input), (existing) => {
+                // No order with this orderId: the conflict was a repeated orderSn, so draw another.
+                if (Option.isNone(existing) && tries < 5) return attempt(tries + 1)
+                const order = Option.getOrThrow(existing)
+                if (order.amount !== input.amount || order.currency !== input.currency) {
+                  return Effect.fail(new Conflict({ existing: order }))
+                }
+                return Effect.succeed({ order, created: false })
+              })
+        )
+      return attempt(0).pipe(badRowIsDefect)
+    },
 
     getOrder,
 

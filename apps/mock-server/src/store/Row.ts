@@ -15,7 +15,8 @@ import { Cause, Effect, ParseResult, Schema } from "effect"
 export const column = <const Name extends string, S extends Schema.Schema.Any>(name: Name, schema: S) =>
   Schema.propertySignature(schema).pipe(Schema.fromKey(name))
 
-type BadRow = ParseResult.ParseError | Cause.NoSuchElementException
+/** What a query decoded by a schema fails with when a row is not what the store wrote. */
+export type BadRow = ParseResult.ParseError | Cause.NoSuchElementException
 
 const isBadRow = (error: unknown): error is BadRow =>
   ParseResult.isParseError(error) || Cause.isNoSuchElementException(error)

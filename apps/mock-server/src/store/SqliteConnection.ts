@@ -1,0 +1,169 @@
+// The mock's SQLite connection as `@effect/sql`'s `SqlClient`: one better-sqlite3 connection, each
+// statement prepared once and kept. It replaces `@effect/sql-sqlite-node`'s client, whose statement
+// cache (an Effect `Cache` with a time to live) and per-statement semaphore were about 90 µs of
+// every statement, more than SQLite's own work for a create (issue 12's profile). The rules are the
+// same: statements outside a transaction run whenever no transaction holds the connection, and a
+// transaction holds it from BEGIN to COMMIT or ROLLBACK, so nothing of another fiber lands inside.
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import Sqlite from "better-sqlite3"
+import { Context, Effect, Layer, Scope } from "effect"
+
+/**
+ * The connection's statements without `@effect/sql`'s per-statement steps (its span, the SQL text
+ * compiled again, the connection acquired): for the one statement every create-order runs. A plain
+ * synchronous call, so nothing of another fiber can run in between.
+ */
+export class SqliteDirect extends Context.Tag("mock-server/SqliteDirect")<
+  SqliteDirect,
+  {
+    /**
+     * Runs `sql` (prepared once) with `params` and gives its rows; `undefined` while a transaction
+     * holds the connection, which the statement must not join: the caller then goes through the
+     * `SqlClient`, which waits for the transaction's end. Throws what better-sqlite3 throws.
+     */
+    readonly rows: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
+  }
+>() {}
+
+/** Statements kept prepared; the mock has a few dozen, and SQL built per call (`IN (...)`) stays bounded. */
+const MAX_PREPARED = 200
+
+/** A bounded map of prepared statements by SQL text, the least recently used dropped first. */
+const makePrepared = (db: Sqlite.Database) => {
+  const statements = new Map<string, Sqlite.Statement>()
+  return (sql: string): Sqlite.Statement => {
+    const known = statements.get(sql)
+    if (known !== undefined) {
+      // Most recently used last: Map keeps insertion order.
+      statements.delete(sql)
+      statements.set(sql, known)
+      return known
+    }
+    const statement = db.prepare(sql)
+    if (statements.size >= MAX_PREPARED) statements.delete(statements.keys().next().value!)
+    statements.set(sql, statement)
+    return statement
+  }
+}
+
+const failed = (cause: unknown, message: string) => new SqlError({ cause, message })
+
+/** Runs a statement: its rows when it returns any, else `[]` (or the run result when `raw`). */
+const runOn = (statement: Sqlite.Statement, params: ReadonlyArray<unknown>, raw: boolean): ReadonlyArray<unknown> => {
+  if (statement.reader) return statement.all(...params) as ReadonlyArray<unknown>
+  const result = statement.run(...params)
+  return raw ? (result as unknown as ReadonlyArray<unknown>) : []
+}
+
+/**
+ * The client on the SQLite database `filename` (a file or `:memory:`), closed with the scope. The
+ * journal mode and the other pragmas are the caller's (Database.ts sets them after taking the lock).
+ */
+const make = (
+  filename: string
+): Effect.Effect<Context.Context<SqlClient.SqlClient | SqliteDirect>, never, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const db = new Sqlite(filename)
+    yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+    const prepared = makePrepared(db)
+
+    const execute = (sql: string, params: ReadonlyArray<unknown>, raw: boolean) =>
+      Effect.try({
+        try: () => runOn(prepared(sql), params, raw),
+        catch: (cause) => failed(cause, "Failed to execute statement")
+      })
+
+    const connection: Connection = {
+      execute: (sql, params, transformRows) =>
+        transformRows === undefined
+          ? execute(sql, params, false)
+          : Effect.map(execute(sql, params, false), (rows) => transformRows(rows as ReadonlyArray<object>)),
+      executeRaw: (sql, params) => execute(sql, params, true),
+      executeValues: (sql, params) =>
+        Effect.try({
+          try: () => {
+            const statement = prepared(sql)
+            if (!statement.reader) {
+              statement.run(...params)
+              return []
+            }
+            statement.raw(true)
+            try {
+              return statement.all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
+            } finally {
+              statement.raw(false)
+            }
+          },
+          catch: (cause) => failed(cause, "Failed to execute statement")
+        }),
+      executeUnprepared: (sql, params, transformRows) => {
+        const rows = Effect.try({
+          try: () => runOn(db.prepare(sql), params ?? [], false),
+          catch: (cause) => failed(cause, "Failed to execute statement")
+        })
+        return transformRows === undefined
+          ? rows
+          : Effect.map(rows, (all) => transformRows(all as ReadonlyArray<object>))
+      },
+      executeStream: () => Effect.dieMessage("executeStream is not implemented for SQLite") as never
+    }
+
+    // A transaction holds the one permit from BEGIN to its end. A statement outside one only needs
+    // the connection free: while no transaction is open that is now, without a fiber step for it.
+    const semaphore = yield* Effect.makeSemaphore(1)
+    let transactions = 0
+    const gated = semaphore.withPermits(1)(Effect.succeed(connection))
+    const idle = Effect.succeed(connection)
+    const acquirer = Effect.suspend(() => (transactions === 0 ? idle : gated))
+    const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
+      Effect.as(
+        Effect.zipRight(
+          restore(semaphore.take(1)),
+          Effect.tap(Effect.scope, (scope) =>
+            Effect.zipRight(
+              Effect.sync(() => {
+                transactions++
+              }),
+              Scope.addFinalizer(
+                scope,
+                Effect.zipRight(
+                  Effect.sync(() => {
+                    transactions--
+                  }),
+                  semaphore.release(1)
+                )
+              )
+            )
+          )
+        ),
+        connection
+      )
+    )
+
+    const client = yield* SqlClient.make({
+      acquirer,
+      transactionAcquirer,
+      compiler: Statement.makeCompilerSqlite(),
+      spanAttributes: [["db.system.name", "sqlite"]]
+    })
+    const direct: SqliteDirect["Type"] = {
+      rows: (sql, params) => (transactions === 0 ? runOn(prepared(sql), params, false) : undefined)
+    }
+    return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))
+  })
+
+/**
+ * The `SqlClient` on the SQLite database `filename`, prepared statements kept for the connection's
+ * life, and {@link SqliteDirect} on the same connection.
+ *
+ * @example
+ * ```ts
+ * const layer = SqliteConnection.layer("./mock.sqlite") // then PRAGMA journal_mode = WAL, migrations
+ * ```
+ */
+export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteDirect> =>
+  Layer.scopedContext(make(filename)).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,104 @@
+// The mock's own SQLite SqlClient (store/SqliteConnection.ts) on a real SQLite file: statements from
+// other fibers never land inside an open transaction, statements past the prepared-statement bound
+// still run, and a failing statement is a SqlError.
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Deferred, Effect, Either, Fiber } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import * as SqliteConnection from "../src/store/SqliteConnection.js"
+import { SqliteDirect } from "../src/store/SqliteConnection.js"
+
+const dir = mkdtempSync(join(tmpdir(), "sqlite-connection-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+let files = 0
+
+const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | SqliteDirect>) =>
+  Effect.runPromise(Effect.provide(effect, SqliteConnection.layer(join(dir, `db-${++files}.sqlite`))))
+
+const names = (sql: SqlClient.SqlClient) =>
+  Effect.map(sql<{ name: string }>`SELECT name FROM t ORDER BY name`, (rows) => rows.map((row) => row.name))
+
+describe("SqliteConnection", () => {
+  it("runs a statement of another fiber after an open transaction ends, not inside it", async () => {
+    const result = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+        const inserted = yield* Deferred.make<void>()
+        const finish = yield* Deferred.make<void>()
+        // A transaction that writes, waits, then fails: everything in it is rolled back.
+        const transaction = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO t (name) VALUES ('inside')`
+              yield* Deferred.succeed(inserted, undefined)
+              yield* Deferred.await(finish)
+              return yield* Effect.fail("roll back" as const)
+            })
+          )
+          .pipe(Effect.either, Effect.fork)
+        yield* Deferred.await(inserted)
+        // Outside the transaction, while it is open: it must wait, or the rollback would take it too.
+        const outside = yield* Effect.fork(sql`INSERT INTO t (name) VALUES ('outside')`)
+        yield* Effect.yieldNow()
+        const waitedWhileOpen = (yield* Fiber.poll(outside))._tag === "None"
+        yield* Deferred.succeed(finish, undefined)
+        const ended = yield* Fiber.join(transaction)
+        yield* Fiber.join(outside)
+        return { waitedWhileOpen, rolledBack: Either.isLeft(ended), rows: yield* names(sql) }
+      })
+    )
+    expect(result).toEqual({ waitedWhileOpen: true, rolledBack: true, rows: ["outside"] })
+  })
+
+  it("runs a direct statement at once outside a transaction, and refuses to while one is open", async () => {
+    const result = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const direct = yield* SqliteDirect
+        yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+        const before = direct.rows("INSERT INTO t (name) VALUES (?) RETURNING name", ["before"])
+        const during = yield* sql.withTransaction(
+          Effect.sync(() => direct.rows("INSERT INTO t (name) VALUES (?) RETURNING name", ["during"]))
+        )
+        const after = direct.rows("SELECT name FROM t ORDER BY name", [])
+        return { before, during, after }
+      })
+    )
+    expect(result).toEqual({ before: [{ name: "before" }], during: undefined, after: [{ name: "before" }] })
+  })
+
+  it("keeps answering past its bound of prepared statements (the oldest are prepared again)", async () => {
+    const rows = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // Commits without fsync: 300 of them are the test's whole time otherwise.
+        yield* sql`PRAGMA synchronous = OFF`
+        yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+        // 300 distinct statement texts, more than the 200 kept, then the first ones again.
+        for (let i = 0; i < 300; i++)
+          yield* sql.unsafe(`INSERT INTO t (name) VALUES ('n${String(i).padStart(3, "0")}')`)
+        const again = yield* sql.unsafe<{ name: string }>(`SELECT name FROM t WHERE name = 'n000'`)
+        const count = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM t`
+        return { again: again.map((row) => row.name), count: count[0]!.n }
+      })
+    )
+    expect(rows).toEqual({ again: ["n000"], count: 300 })
+  })
+
+  it("fails a refused statement with SqlError, and the connection goes on", async () => {
+    const result = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+        yield* sql`INSERT INTO t (name) VALUES ('a')`
+        const repeated = yield* Effect.either(sql`INSERT INTO t (name) VALUES ('a')`)
+        yield* sql`INSERT INTO t (name) VALUES ('b')`
+        return { error: Either.isLeft(repeated) ? repeated.left._tag : "none", rows: yield* names(sql) }
+      })
+    )
+    expect(result).toEqual({ error: "SqlError", rows: ["a", "b"] })
+  })
+})

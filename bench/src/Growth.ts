@@ -16,7 +16,7 @@ import { runLoad } from "./Wrk.js"
  * A copy of a database file the mock itself made (schema, platform key, test merchant) and closed:
  * made once per run, since every spawn of the mock costs seconds on a loaded machine.
  */
-const preparedDatabase = async (dir: string, file: string): Promise<void> => {
+export const preparedDatabase = async (dir: string, file: string): Promise<void> => {
   const template = join(dir, "template.sqlite")
   if (!existsSync(template)) {
     const mock = await startMock(template)
@@ -63,7 +63,7 @@ const seedOrders = (file: string, count: number, prefix: string, status = "PAID"
 }
 
 /** Adds `count` paid orders with a pending delivery each, due now, and points the test merchant at `notifyUrl`. */
-const seedPendingDeliveries = (file: string, count: number, notifyUrl: string): void => {
+export const seedPendingDeliveries = (file: string, count: number, notifyUrl: string): void => {
   seedOrders(file, count, "cb")
   const db = new Database(file)
   try {
@@ -96,7 +96,7 @@ const seedPendingDeliveries = (file: string, count: number, notifyUrl: string): 
 }
 
 /** A local receiver that answers 200 at once and notes when each orderSn's callback arrived. */
-const startReceiver = async () => {
+export const startReceiver = async () => {
   const arrivals = new Map<string, number>()
   const server: Server = createServer((req, res) => {
     const chunks: Array<Buffer> = []

@@ -246,28 +246,24 @@ export const make = Effect.gen(function* () {
         })
       }
       if (sendable.length === 0) return
-      const signed = yield* Effect.forEach(
-        sendable,
-        ({ delivery, url }) =>
-          Effect.map(
-            Effect.promise(() =>
-              key.signer.sign(
-                Canonical.callbackStringToSign({ appKey: delivery.appKey, timestamp, body: delivery.body })
-              )
-            ),
-            (signature) => ({
-              delivery,
-              url,
-              headers: {
-                "content-type": "application/json",
-                [Headers.CallbackHeaders.timestamp]: timestamp,
-                [Headers.CallbackHeaders.signature]: signature,
-                [Headers.CallbackHeaders.keyVersion]: String(key.version)
-              }
-            })
-          ),
-        { concurrency: "unbounded" }
+      // All on the thread pool at once, awaited together (one fiber, not one per signature).
+      const signatures = yield* Effect.promise(() =>
+        Promise.all(
+          sendable.map(({ delivery }) =>
+            key.signer.sign(Canonical.callbackStringToSign({ appKey: delivery.appKey, timestamp, body: delivery.body }))
+          )
+        )
       )
+      const signed = sendable.map(({ delivery, url }, i) => ({
+        delivery,
+        url,
+        headers: {
+          "content-type": "application/json",
+          [Headers.CallbackHeaders.timestamp]: timestamp,
+          [Headers.CallbackHeaders.signature]: signatures[i]!,
+          [Headers.CallbackHeaders.keyVersion]: String(key.version)
+        }
+      }))
       // Recorded before they are sent, with exactly what is sent: an attempt cut short by a crash
       // still shows (CONTRACT.md), and the dashboard can show and verify what the merchant received.
       const numbers = yield* store.beginAttempts(
@@ -484,10 +480,11 @@ export const make = Effect.gen(function* () {
   // committed after its queries waits for the next full second. Either way the loop's timers learn
   // the new time.
   yield* orders.onChange((dueAtMs) =>
-    Effect.suspend(() => {
-      deliveriesDueAt = Math.min(deliveriesDueAt, dueAtMs)
-      expiriesDueAt = Math.min(expiriesDueAt, dueAtMs)
-      claimNeeded = true
+    Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+      // A move's callback is due now: a claim finds it. A create falls due at its expiry, later:
+      // only the expiry timer learns of it (a move never makes the next expiry earlier).
+      if (dueAtMs <= nowMs) claimNeeded = true
+      else expiriesDueAt = Math.min(expiriesDueAt, dueAtMs)
       return dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake.offer(undefined) : Effect.void
     })
   )

@@ -16,7 +16,7 @@ import { runLoad } from "./Wrk.js"
  * A copy of a database file the mock itself made (schema, platform key, test merchant) and closed:
  * made once per run, since every spawn of the mock costs seconds on a loaded machine.
  */
-export const preparedDatabase = async (dir: string, file: string): Promise<void> => {
+const preparedDatabase = async (dir: string, file: string): Promise<void> => {
   const template = join(dir, "template.sqlite")
   if (!existsSync(template)) {
     const mock = await startMock(template)
@@ -63,7 +63,7 @@ const seedOrders = (file: string, count: number, prefix: string, status = "PAID"
 }
 
 /** Adds `count` paid orders with a pending delivery each, due now, and points the test merchant at `notifyUrl`. */
-export const seedPendingDeliveries = (file: string, count: number, notifyUrl: string): void => {
+const seedPendingDeliveries = (file: string, count: number, notifyUrl: string): void => {
   seedOrders(file, count, "cb")
   const db = new Database(file)
   try {
@@ -96,7 +96,7 @@ export const seedPendingDeliveries = (file: string, count: number, notifyUrl: st
 }
 
 /** A local receiver that answers 200 at once and notes when each orderSn's callback arrived. */
-export const startReceiver = async () => {
+const startReceiver = async () => {
   const arrivals = new Map<string, number>()
   const server: Server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
@@ -211,7 +211,7 @@ const callbackRate = async (options: GrowthOptions) => {
 const LATENCY_WARM_UP = 5
 
 /** From the answer to a pay move to the receiver holding the signed callback, one order at a time, idle. */
-export const payToCallback = async (options: GrowthOptions) => {
+const payToCallback = async (options: GrowthOptions) => {
   const receiver = await startReceiver()
   const mock = await startMock(":memory:")
   try {

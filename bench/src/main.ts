@@ -68,7 +68,7 @@ const size = smoke
       seeded: 1_000_000,
       pending: 10_000,
       window: 10,
-      latencyOrders: 30,
+      latencyOrders: 100,
       inFlight: 200,
       oneAtATime: 40,
       // Short samples, many alternating pairs: a noisy neighbour spoils one pair, not the median.

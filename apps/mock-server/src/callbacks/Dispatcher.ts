@@ -13,7 +13,7 @@ import { MockConfig } from "../Config.js"
 import { eventPublisher } from "../events/MockEvents.js"
 import { isoTime } from "../IsoTime.js"
 import { Orders } from "../orders/Orders.js"
-import type { Delivery } from "../store/DeliveryStore.js"
+import type { AttemptOutcome, ClaimedDelivery, Delivery } from "../store/DeliveryStore.js"
 import { Store } from "../store/Store.js"
 import { pointsAtSelf, Self } from "../UrlRule.js"
 import { PlatformKeys } from "./PlatformKeys.js"
@@ -35,6 +35,17 @@ export const MAX_IN_FLIGHT = 16
  * out due deliveries in turns between merchants, so a backlog does not hide the others either.
  */
 export const MAX_IN_FLIGHT_PER_MERCHANT = 4
+
+/**
+ * How many of a busy merchant's slots an ended attempt waits to see free (at most
+ * {@link RECORD_WAIT_MS}) before its outcome is recorded and its slot claimed again: a backlog then
+ * goes out in batches of at least this many (one claim, one transaction for their begun attempts,
+ * one for their outcomes) instead of one by one. A merchant with nothing in flight is served at once.
+ */
+export const MIN_CLAIM_PER_MERCHANT = 2
+
+/** How long an ended attempt's outcome may wait for others to be recorded with it (ms). */
+const RECORD_WAIT_MS = 50
 
 /** The first `max` bytes (about) of a response body as text; the rest is never downloaded. */
 const readPrefix = (response: IncomingMessage, max: number): Promise<string> =>
@@ -74,8 +85,6 @@ export const make = Effect.gen(function* () {
   const keys = yield* PlatformKeys
   const orders = yield* Orders
   const publish = yield* eventPublisher
-  const inFlight = new Set<string>()
-  const inFlightByMerchant = new Map<string, number>()
   const self = yield* Self
   const fibers = yield* FiberSet.make()
 
@@ -101,6 +110,31 @@ export const make = Effect.gen(function* () {
       })
   )
 
+  /** Attempts in flight in this process: their deliveries, and how many each merchant has. */
+  const inFlight = new Set<string>()
+  const inFlightByMerchant = new Map<string, number>()
+  /** Attempts that ended, whose outcomes the loop records next, all in one transaction. */
+  let ended: Array<AttemptOutcome> = []
+  /** When the oldest of them ended. */
+  let endedSinceMs = Number.POSITIVE_INFINITY
+
+  /** Frees an attempt's slot (its outcome recorded, or never to be). */
+  const free = (delivery: Delivery) => {
+    inFlight.delete(delivery.id)
+    const left = (inFlightByMerchant.get(delivery.appKey) ?? 1) - 1
+    if (left <= 0) inFlightByMerchant.delete(delivery.appKey)
+    else inFlightByMerchant.set(delivery.appKey, left)
+  }
+
+  const wake = yield* Queue.sliding<void>(1)
+  /** An attempt ended: its outcome waits for the loop, which it wakes. */
+  const settle = (outcome: AttemptOutcome) =>
+    Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+      if (ended.length === 0) endedSinceMs = nowMs
+      ended.push(outcome)
+      return wake.offer(undefined)
+    })
+
   /**
    * POSTs a callback and reads the status and the start of the answer within the attempt's time.
    * Redirects are not followed (CONTRACT.md: a 3xx is a failed attempt): node:http never does.
@@ -112,7 +146,7 @@ export const make = Effect.gen(function* () {
       const payload = Buffer.from(body, "utf8")
       let settled = false
       let response: IncomingMessage | undefined
-      const settle = (outcome: Effect.Effect<{ readonly status: number; readonly excerpt: string }, string>) => {
+      const done = (outcome: Effect.Effect<{ readonly status: number; readonly excerpt: string }, string>) => {
         if (settled) return
         settled = true
         clearTimeout(timer)
@@ -127,18 +161,18 @@ export const make = Effect.gen(function* () {
         // Once the status line is in, the status counts and the body read so far is the excerpt.
         if (response !== undefined) response.destroy()
         else {
-          settle(Effect.fail(`no answer within ${config.callbackTimeoutMs} ms`))
+          done(Effect.fail(`no answer within ${config.callbackTimeoutMs} ms`))
           request.destroy()
         }
       }, config.callbackTimeoutMs)
       request.once("response", (answer) => {
         response = answer
         void readPrefix(answer, ANSWER_PREFIX_BYTES).then((text) =>
-          settle(Effect.succeed({ status: answer.statusCode ?? 0, excerpt: text.slice(0, EXCERPT) }))
+          done(Effect.succeed({ status: answer.statusCode ?? 0, excerpt: text.slice(0, EXCERPT) }))
         )
       })
       request.on("error", (cause) => {
-        if (response === undefined) settle(Effect.fail(`request failed: ${cause.message}`))
+        if (response === undefined) done(Effect.fail(`request failed: ${cause.message}`))
       })
       request.end(payload)
       return Effect.sync(() => {
@@ -147,51 +181,16 @@ export const make = Effect.gen(function* () {
       })
     })
 
-  /** One attempt of a delivery leased until `leasedUntilMs` (see `Store.lease`). */
-  const attempt = (delivery: Delivery, leasedUntilMs: number) =>
+  /** Sends one signed, begun attempt and settles its outcome. */
+  const send = (
+    delivery: Delivery,
+    leasedUntilMs: number,
+    sent: { readonly at: string; readonly url: string; readonly keyVersion: number; readonly number: number },
+    headers: Record<string, string>
+  ) =>
     Effect.gen(function* () {
-      // First, before the clock is read: just after a new environment's start the key may still be
-      // in the making (PlatformKeys), and that wait is neither the attempt's time nor its timestamp.
-      const key = yield* keys.current
-      const startedMs = yield* Clock.currentTimeMillis
-      const at = isoTime(startedMs)
-      const url = yield* store.notifyUrlOf(delivery.appKey)
-      // A URL stored before this run may name this very mock now (another port or public URL):
-      // sending there would run one of its own routes, so it is refused like an unset one.
-      const refusal = url === null ? NO_NOTIFY_URL : pointsAtSelf(new URL(url), self) ? SELF_NOTIFY_URL : undefined
-      if (refusal !== undefined || url === null) {
-        // Nothing to send: a failed attempt like any other, retried with the same backoff, and
-        // made due at once when the merchant sets its notify URL (see Store.setNotifyUrl).
-        yield* store.recordAttempt(
-          delivery,
-          leasedUntilMs,
-          { at, url, httpStatus: null, error: refusal ?? NO_NOTIFY_URL, keyVersion: null, durationMs: 0 },
-          nextAfterFailure(delivery, delivery.attemptCount + 1, startedMs, yield* Random.next)
-        )
-        return
-      }
-      // A fresh timestamp and signature on every attempt: a retried callback is never stale.
-      const timestamp = String(startedMs)
-      const signature = yield* Effect.promise(() =>
-        key.signer.sign(Canonical.callbackStringToSign({ appKey: delivery.appKey, timestamp, body: delivery.body }))
-      )
-      const headers = {
-        "content-type": "application/json",
-        [Headers.CallbackHeaders.timestamp]: timestamp,
-        [Headers.CallbackHeaders.signature]: signature,
-        [Headers.CallbackHeaders.keyVersion]: String(key.version)
-      }
-      // Recorded before it is sent, with exactly what is sent: an attempt cut short by a crash still
-      // shows (CONTRACT.md), and the dashboard can show and verify what the merchant received.
-      const number = yield* store.beginAttempt(delivery.id, {
-        at,
-        url,
-        keyVersion: key.version,
-        requestHeaders: headers,
-        requestBody: delivery.body
-      })
       const sentMs = yield* Clock.currentTimeMillis
-      const result = yield* Effect.either(post(url, headers, delivery.body))
+      const result = yield* Effect.either(post(sent.url, headers, delivery.body))
       const endedMs = yield* Clock.currentTimeMillis
       // The latency the merchant's endpoint caused: from sending until its answer (or the error).
       const durationMs = endedMs - sentMs
@@ -202,38 +201,217 @@ export const make = Effect.gen(function* () {
         : result._tag === "Left"
           ? result.left
           : `merchant answered HTTP ${httpStatus}${result.right.excerpt ? `: ${result.right.excerpt}` : ""}`
-      const failed = number
-      const next = delivered
-        ? ({ status: "delivered" } as const)
-        : nextAfterFailure(delivery, number, endedMs, yield* Random.next)
-      yield* store.recordAttempt(
+      yield* settle({
         delivery,
         leasedUntilMs,
-        { at, url, httpStatus, error, keyVersion: key.version, durationMs },
-        next,
-        number
-      )
-      yield* Effect.logInfo(delivered ? "callback delivered" : "callback attempt failed").pipe(
-        Effect.annotateLogs({
-          deliveryId: delivery.id,
-          orderSn: delivery.orderSn,
-          attempt: failed,
-          httpStatus: httpStatus ?? "none",
-          durationMs,
-          ...(error === null ? {} : { error }),
-          next: next.status === "pending" ? isoTime(next.nextAttemptAtMs) : next.status
+        attempt: { at: sent.at, url: sent.url, httpStatus, error, keyVersion: sent.keyVersion, durationMs },
+        next: delivered
+          ? ({ status: "delivered" } as const)
+          : nextAfterFailure(delivery, sent.number, endedMs, yield* Random.next),
+        begun: sent.number
+      })
+    })
+
+  /**
+   * One attempt of each delivery of a claim, leased until `leasedUntilMs` (see `Store.claimDue`):
+   * signed (on the thread pool, all at once), recorded as begun in one transaction before any is
+   * sent (CONTRACT.md), then sent side by side; each outcome is settled as it comes.
+   */
+  const attempt = (claimed: ReadonlyArray<ClaimedDelivery>, leasedUntilMs: number) =>
+    Effect.gen(function* () {
+      // First, before the clock is read: just after a new environment's start the key may still be
+      // in the making (PlatformKeys), and that wait is neither the attempt's time nor its timestamp.
+      const key = yield* keys.current
+      const startedMs = yield* Clock.currentTimeMillis
+      const at = isoTime(startedMs)
+      // A fresh timestamp and signature on every attempt: a retried callback is never stale.
+      const timestamp = String(startedMs)
+      const sendable: Array<{ readonly delivery: ClaimedDelivery; readonly url: string }> = []
+      for (const delivery of claimed) {
+        const url = delivery.notifyUrl
+        // A URL stored before this run may name this very mock now (another port or public URL):
+        // sending there would run one of its own routes, so it is refused like an unset one.
+        const refusal = url === null ? NO_NOTIFY_URL : pointsAtSelf(new URL(url), self) ? SELF_NOTIFY_URL : undefined
+        if (refusal === undefined && url !== null) {
+          sendable.push({ delivery, url })
+          continue
+        }
+        // Nothing to send: a failed attempt like any other, retried with the same backoff, and
+        // made due at once when the merchant sets its notify URL (see Store.setNotifyUrl).
+        yield* settle({
+          delivery,
+          leasedUntilMs,
+          attempt: { at, url, httpStatus: null, error: refusal ?? NO_NOTIFY_URL, keyVersion: null, durationMs: 0 },
+          next: nextAfterFailure(delivery, delivery.attemptCount + 1, startedMs, yield* Random.next)
         })
+      }
+      if (sendable.length === 0) return
+      // All on the thread pool at once, awaited together (one fiber, not one per signature).
+      const signatures = yield* Effect.promise(() =>
+        Promise.all(
+          sendable.map(({ delivery }) =>
+            key.signer.sign(Canonical.callbackStringToSign({ appKey: delivery.appKey, timestamp, body: delivery.body }))
+          )
+        )
+      )
+      const signed = sendable.map(({ delivery, url }, i) => ({
+        delivery,
+        url,
+        headers: {
+          "content-type": "application/json",
+          [Headers.CallbackHeaders.timestamp]: timestamp,
+          [Headers.CallbackHeaders.signature]: signatures[i]!,
+          [Headers.CallbackHeaders.keyVersion]: String(key.version)
+        }
+      }))
+      // Recorded before they are sent, with exactly what is sent: an attempt cut short by a crash
+      // still shows (CONTRACT.md), and the dashboard can show and verify what the merchant received.
+      const numbers = yield* store.beginAttempts(
+        signed.map(({ delivery, url, headers }) => ({
+          deliveryId: delivery.id,
+          at,
+          url,
+          keyVersion: key.version,
+          requestHeaders: headers,
+          requestBody: delivery.body
+        }))
+      )
+      yield* Effect.forEach(
+        signed,
+        ({ delivery, url, headers }, i) =>
+          send(delivery, leasedUntilMs, { at, url, keyVersion: key.version, number: numbers[i]! }, headers),
+        { concurrency: "unbounded", discard: true }
       )
     })
 
-  const wake = yield* Queue.sliding<void>(1)
+  /** When the earliest delivery not due yet falls due, as last read or since learned; -Infinity: read again. */
+  let deliveriesDueAt = Number.NEGATIVE_INFINITY
+  /** When the earliest open order expires, likewise. */
+  let expiriesDueAt = Number.NEGATIVE_INFINITY
+  /** When the loop last read both from the database. */
+  let readAt = Number.NEGATIVE_INFINITY
   /** When the sleeping loop wakes up by itself; -Infinity while it is working. */
   let sleepingUntil = Number.NEGATIVE_INFINITY
 
+  /**
+   * Records the outcomes of the attempts that ended since the last time, in one transaction, and
+   * frees their slots. If that fails the slots are freed anyway: the rows stay leased, and are due
+   * again (and attempted again) when the lease ends.
+   */
+  const recordEnded = Effect.suspend(() => {
+    if (ended.length === 0) return Effect.void
+    // A copy: attempts that end while this batch is written join the next one.
+    const batch = ended.slice()
+    return store.recordAttempts(batch).pipe(
+      Effect.ensuring(
+        Effect.sync(() => {
+          ended = ended.filter((outcome) => !batch.includes(outcome))
+          if (ended.length === 0) endedSinceMs = Number.POSITIVE_INFINITY
+          for (const outcome of batch) {
+            free(outcome.delivery)
+            const { appKey } = outcome.delivery
+            if (roomFilled || saturated.has(appKey)) claimNeeded = true
+            if (outcome.next.status === "pending")
+              deliveriesDueAt = Math.min(deliveriesDueAt, outcome.next.nextAttemptAtMs)
+          }
+        })
+      ),
+      Effect.zipRight(
+        Effect.forEach(
+          batch,
+          ({ delivery, attempt, next, begun }) =>
+            Effect.zipRight(
+              Effect.logInfo(next.status === "delivered" ? "callback delivered" : "callback attempt failed").pipe(
+                Effect.annotateLogs({
+                  deliveryId: delivery.id,
+                  orderSn: delivery.orderSn,
+                  attempt: begun ?? delivery.attemptCount + 1,
+                  httpStatus: attempt.httpStatus ?? "none",
+                  durationMs: attempt.durationMs,
+                  ...(attempt.error === null ? {} : { error: attempt.error }),
+                  next: next.status === "pending" ? isoTime(next.nextAttemptAtMs) : next.status
+                })
+              ),
+              publish({
+                type: "delivery.attempted",
+                deliveryId: delivery.id,
+                orderSn: delivery.orderSn,
+                eventType: delivery.eventType
+              })
+            ),
+          { discard: true }
+        )
+      )
+    )
+  })
+  /**
+   * Whether the outcomes that ended are recorded now, or wait (at most {@link RECORD_WAIT_MS}) for
+   * the attempts still in flight to end too and be recorded with them: now when nothing else is
+   * in flight, or when freeing their slots lets the loop claim more.
+   */
+  const recordNow = (nowMs: number) => {
+    if (ended.length === 0) return false
+    if (ended.length >= inFlight.size || roomFilled || nowMs - endedSinceMs >= RECORD_WAIT_MS) return true
+    const ending = new Map<string, number>()
+    for (const { delivery } of ended) ending.set(delivery.appKey, (ending.get(delivery.appKey) ?? 0) + 1)
+    for (const [appKey, count] of ending) {
+      const slots = MAX_IN_FLIGHT_PER_MERCHANT - (inFlightByMerchant.get(appKey) ?? 0) + count
+      if (saturated.has(appKey) && slots >= MIN_CLAIM_PER_MERCHANT) return true
+    }
+    return false
+  }
+
+  // Outcomes that ended just before a stop are recorded on the way out.
+  yield* Effect.addFinalizer(() => Effect.ignore(recordEnded))
+
+  /**
+   * Whether a claim may find something the last one did not: new work from this process, a
+   * retry or lease falling due, or a slot freed for a merchant the last claims left with more due
+   * rows. Without one of those a claim would come back empty, and it is skipped.
+   */
+  let claimNeeded = true
+  /** Merchants whose last claim took all the slots they had: they may have more rows due. */
+  const saturated = new Set<string>()
+  /** Whether the last claim took all the room there was: anyone may have more rows due. */
+  let roomFilled = false
+
+  /** Claims due rows for the free slots, each merchant's less those it has in flight. */
+  const claim = (nowMs: number, leasedUntilMs: number, room: number) =>
+    Effect.gen(function* () {
+      claimNeeded = false
+      const claimed = yield* store.claimDue(nowMs, leasedUntilMs, {
+        limit: room,
+        perMerchant: MAX_IN_FLIGHT_PER_MERCHANT,
+        exclude: [...inFlight],
+        inFlight: inFlightByMerchant
+      })
+      const claimedBy = new Map<string, number>()
+      for (const delivery of claimed) claimedBy.set(delivery.appKey, (claimedBy.get(delivery.appKey) ?? 0) + 1)
+      roomFilled = claimed.length >= room
+      for (const appKey of [...saturated, ...claimedBy.keys()]) {
+        const slots = MAX_IN_FLIGHT_PER_MERCHANT - (inFlightByMerchant.get(appKey) ?? 0)
+        if ((claimedBy.get(appKey) ?? 0) >= slots) saturated.add(appKey)
+        else saturated.delete(appKey)
+      }
+      return claimed
+    })
+
   const tick = Effect.gen(function* () {
     const nowMs = yield* Clock.currentTimeMillis
-    for (const orderSn of yield* store.dueOrders(nowMs)) {
-      yield* orders.move(orderSn, "EXPIRED").pipe(Effect.catchTag("ApiError", () => Effect.void))
+    if (recordNow(nowMs)) yield* recordEnded
+    // What only the database knows (another replica's moves and retries) is read afresh at least
+    // every callbackPollMs; in between the loop keeps what it read and what it did itself.
+    if (nowMs - readAt >= config.callbackPollMs) {
+      deliveriesDueAt = Number.NEGATIVE_INFINITY
+      expiriesDueAt = Number.NEGATIVE_INFINITY
+      readAt = nowMs
+      claimNeeded = true
+    }
+    if (nowMs >= expiriesDueAt) {
+      for (const orderSn of yield* store.dueOrders(nowMs)) {
+        yield* orders.move(orderSn, "EXPIRED").pipe(Effect.catchTag("ApiError", () => Effect.void))
+      }
+      expiriesDueAt = (yield* store.nextExpiry) ?? Number.POSITIVE_INFINITY
     }
     // Claim (lease) due rows for the attempt's length: while it runs a row is not due (so this loop
     // does not spin, and no other replica on a shared database takes it), and if the process dies
@@ -241,61 +419,47 @@ export const make = Effect.gen(function* () {
     // attempts it; the lease value also tells the attempt's record whether a resend came in meanwhile.
     const leasedUntilMs = nowMs + config.callbackTimeoutMs + LEASE_MARGIN_MS
     const room = MAX_IN_FLIGHT - inFlight.size
-    const busy = [...inFlightByMerchant].flatMap(([appKey, n]) => (n >= MAX_IN_FLIGHT_PER_MERCHANT ? [appKey] : []))
-    const claimed =
-      room > 0
-        ? yield* store.claimDue(nowMs, leasedUntilMs, {
-            limit: room,
-            perMerchant: MAX_IN_FLIGHT_PER_MERCHANT,
-            exclude: [...inFlight],
-            busy
-          })
-        : []
-    // A merchant with some attempts in flight may have been given more than its remaining slots.
-    const extra: Array<string> = []
-    for (const delivery of claimed) {
-      const merchantInFlight = inFlightByMerchant.get(delivery.appKey) ?? 0
-      if (merchantInFlight >= MAX_IN_FLIGHT_PER_MERCHANT) {
-        extra.push(delivery.id)
-        continue
+    // A retry or a lease that fell due since the last claim is claimable now.
+    if (nowMs >= deliveriesDueAt) claimNeeded = true
+    const claimed = room > 0 && claimNeeded ? yield* claim(nowMs, leasedUntilMs, room) : []
+    if (claimed.length > 0) {
+      for (const delivery of claimed) {
+        inFlight.add(delivery.id)
+        inFlightByMerchant.set(delivery.appKey, (inFlightByMerchant.get(delivery.appKey) ?? 0) + 1)
       }
-      inFlight.add(delivery.id)
-      inFlightByMerchant.set(delivery.appKey, merchantInFlight + 1)
+      deliveriesDueAt = Math.min(deliveriesDueAt, leasedUntilMs)
       yield* FiberSet.run(
         fibers,
-        attempt(delivery, leasedUntilMs).pipe(
-          Effect.zipRight(
-            publish({
-              type: "delivery.attempted",
-              deliveryId: delivery.id,
-              orderSn: delivery.orderSn,
-              eventType: delivery.eventType
-            })
-          ),
+        attempt(claimed, leasedUntilMs).pipe(
           Effect.catchAllCause((cause) => Effect.logError("callback attempt crashed", cause)),
+          // An attempt that settled no outcome (it crashed) frees its slot here; its row stays
+          // leased and is due again when the lease ends.
           Effect.ensuring(
-            Effect.sync(() => {
-              inFlight.delete(delivery.id)
-              const left = (inFlightByMerchant.get(delivery.appKey) ?? 1) - 1
-              if (left <= 0) inFlightByMerchant.delete(delivery.appKey)
-              else inFlightByMerchant.set(delivery.appKey, left)
+            Effect.suspend(() => {
+              const settled = new Set(ended.map((outcome) => outcome.delivery.id))
+              const lost = claimed.filter((delivery) => inFlight.has(delivery.id) && !settled.has(delivery.id))
+              if (lost.length === 0) return Effect.void
+              for (const delivery of lost) free(delivery)
+              claimNeeded = true
+              return wake.offer(undefined)
             })
-          ),
-          Effect.ensuring(wake.offer(undefined))
+          )
         )
       )
     }
-    yield* store.release(extra, leasedUntilMs, nowMs)
     // What is due now but was not started waits for an attempt to end (each end wakes the loop),
     // and new work from this process wakes it too (a move, a resend, a notify URL): the timer is
     // only for what falls due later (a retry's backoff, an order's expiry, a lease running out),
     // and at most callbackPollMs for what only the database knows (another replica's moves).
-    const soonest = Math.min(
-      (yield* store.nextDeliveryAt(nowMs)) ?? Number.POSITIVE_INFINITY,
-      (yield* store.nextExpiry) ?? Number.POSITIVE_INFINITY
-    )
+    if (nowMs >= deliveriesDueAt) deliveriesDueAt = (yield* store.nextDeliveryAt(nowMs)) ?? Number.POSITIVE_INFINITY
     const before = yield* Clock.currentTimeMillis
-    const waitMs = Math.max(0, Math.min(config.callbackPollMs, soonest - before))
+    const soonest = Math.min(
+      readAt + config.callbackPollMs,
+      deliveriesDueAt,
+      expiriesDueAt,
+      endedSinceMs + RECORD_WAIT_MS
+    )
+    const waitMs = Math.max(0, soonest - before)
     sleepingUntil = before + waitMs
     yield* Effect.race(wake.take, Effect.sleep(Duration.millis(waitMs)))
     sleepingUntil = Number.NEGATIVE_INFINITY
@@ -303,7 +467,7 @@ export const make = Effect.gen(function* () {
     // A failed tick (the database gone for a moment) is tried again after a pause, not in a hot loop.
     Effect.catchAllCause((cause) =>
       Effect.zipRight(
-        Effect.logError("dispatcher tick failed", cause),
+        Effect.logError("dispatcher tick failed", cause).pipe(Effect.tap(() => (claimNeeded = true))),
         Effect.sleep(Duration.millis(config.callbackPollMs))
       )
     )
@@ -311,20 +475,33 @@ export const make = Effect.gen(function* () {
 
   yield* Effect.forkScoped(Effect.forever(tick))
   // A create falls due at its expiry, usually long after the loop's next wake-up: waking the loop
-  // (four queries) on every create would be most of a create's cost, so only earlier work wakes it.
+  // (its queries) on every create would be most of a create's cost, so only earlier work wakes it.
   // While the loop works (sleepingUntil is -Infinity) any change wakes it again, so that nothing
-  // committed after its queries waits for the next full second.
+  // committed after its queries waits for the next full second. Either way the loop's timers learn
+  // the new time.
   yield* orders.onChange((dueAtMs) =>
-    dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake.offer(undefined) : Effect.void
+    Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+      // A move's callback is due now: a claim finds it. A create falls due at its expiry, later:
+      // only the expiry timer learns of it (a move never makes the next expiry earlier).
+      if (dueAtMs <= nowMs) claimNeeded = true
+      else expiriesDueAt = Math.min(expiriesDueAt, dueAtMs)
+      return dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake.offer(undefined) : Effect.void
+    })
   )
 
   return {
     /** Wakes the loop: something may be due now. */
-    wake: wake.offer(undefined),
+    wake: Effect.suspend(() => {
+      claimNeeded = true
+      return wake.offer(undefined)
+    }),
     /** Queues a delivery again now (the developer menu's resend). */
     resend: (id: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) => store.resend(id, nowMs)).pipe(
-        Effect.tap(() => wake.offer(undefined))
+        Effect.tap(() => {
+          claimNeeded = true
+          return wake.offer(undefined)
+        })
       )
   }
 })

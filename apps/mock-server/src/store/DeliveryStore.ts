@@ -3,9 +3,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import * as Wire from "@pc/core/Wire"
 import { Effect, Option, Schema } from "effect"
-import { joinFirstRows } from "./Dialect.js"
+import { epochMsType, joinFirstRows } from "./Dialect.js"
 import { badRowIsDefect, column } from "./Row.js"
 import { NotFound } from "./StoreError.js"
 
@@ -79,10 +80,36 @@ export type NextDeliveryState =
 
 /** How a claim chooses rows (see {@link DeliveryStore.claimDue}). */
 export interface ClaimOptions {
+  /** Rows claimed at most. */
   readonly limit: number
+  /** Attempts in flight at most for one merchant, counting those it already has. */
   readonly perMerchant: number
+  /** Rows this process has in flight: never claimed again while they are. */
   readonly exclude: ReadonlyArray<string>
-  readonly busy: ReadonlyArray<string>
+  /** How many attempts each merchant has in flight in this process (merchants not named: none). */
+  readonly inFlight: ReadonlyMap<string, number>
+}
+
+/** A claimed delivery with the notify URL its merchant had at the claim (`null`: none set). */
+export interface ClaimedDelivery extends Delivery {
+  readonly notifyUrl: string | null
+}
+
+/** An attempt about to be sent (see {@link DeliveryStore.beginAttempts}). */
+export interface BegunAttempt
+  extends Pick<DeliveryAttempt, "at" | "url" | "keyVersion" | "requestHeaders" | "requestBody"> {
+  readonly deliveryId: string
+}
+
+/** An attempt's outcome and the delivery's next state (see {@link DeliveryStore.recordAttempts}). */
+export interface AttemptOutcome {
+  readonly delivery: Delivery
+  /** The lease the attempt ran under. */
+  readonly leasedUntilMs: number
+  readonly attempt: Omit<DeliveryAttempt, "attempt" | "requestHeaders" | "requestBody">
+  readonly next: NextDeliveryState
+  /** The number {@link DeliveryStore.beginAttempts} gave the attempt; absent for one never begun (nothing sent). */
+  readonly begun?: number | undefined
 }
 
 /** Deliveries and their attempts, as the store offers them. */
@@ -105,12 +132,13 @@ export interface DeliveryStore {
 
   /**
    * Claims up to `limit` pending deliveries due at `nowMs` by leasing them until `untilMs`, in one
-   * statement; resolves the claimed rows. `exclude` are the rows this process has in flight,
-   * `busy` the merchants that already hold all the slots they may (none of theirs is claimed).
+   * statement; resolves the claimed rows with their merchants' notify URLs. `exclude` are the rows
+   * this process has in flight, `inFlight` how many each merchant has: a merchant gets at most
+   * `perMerchant` minus those, so every row claimed can be attempted at once (none is given back).
    *
    * Due rows are taken in turns between merchants (each merchant's oldest, then each one's
-   * second, ...), at most `perMerchant` of one merchant: a merchant with a backlog of hundreds (a
-   * dead endpoint) never fills the batch and hides another merchant's callback behind it.
+   * second, ...): a merchant with a backlog of hundreds (a dead endpoint) never fills the batch
+   * and hides another merchant's callback behind it.
    *
    * On PostgreSQL the candidate rows are locked `FOR UPDATE SKIP LOCKED` (Dialect.ts): replicas
    * claiming at the same moment take disjoint sets, and a row leased by one is not due for the
@@ -120,13 +148,21 @@ export interface DeliveryStore {
     nowMs: number,
     untilMs: number,
     options: ClaimOptions
-  ) => Effect.Effect<ReadonlyArray<Delivery>, SqlError>
+  ) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, SqlError>
 
   /**
-   * Gives back claimed rows that this process will not attempt after all (a merchant's slots
-   * filled up): due again at `nowMs`, unless something changed them since the claim.
+   * Records attempts about to be sent, before they are (CONTRACT.md), in one transaction: if the
+   * process dies while one is on the wire, it still shows, with {@link ATTEMPT_WITHOUT_OUTCOME} as
+   * its error. Resolves each attempt's number, in the order given, for
+   * {@link DeliveryStore.recordAttempts}. At most one attempt per delivery.
    */
-  readonly release: (ids: ReadonlyArray<string>, untilMs: number, nowMs: number) => Effect.Effect<void, SqlError>
+  readonly beginAttempts: (attempts: ReadonlyArray<BegunAttempt>) => Effect.Effect<ReadonlyArray<number>, SqlError>
+
+  /**
+   * Records the outcomes of attempts and their deliveries' next states in one transaction (see
+   * {@link DeliveryStore.recordAttempt}, which records one). At most one outcome per delivery.
+   */
+  readonly recordAttempts: (outcomes: ReadonlyArray<AttemptOutcome>) => Effect.Effect<void, SqlError>
 
   /**
    * Records that an attempt is about to be sent, before it is (CONTRACT.md): if the process dies
@@ -191,8 +227,10 @@ export const makeDueNow = (sql: SqlClient.SqlClient, appKey: string, nowMs: numb
   WHERE app_key = ${appKey} AND status = 'pending' AND next_attempt_at_ms > ${nowMs}`.pipe(Effect.asVoid)
 
 const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
-const NextAttempt = Schema.Struct({ next: Schema.Number })
+const ClaimedRow = Schema.Struct({ ...Delivery.fields, notifyUrl: column("notify_url", Schema.NullOr(Schema.String)) })
+const BegunRow = Schema.Struct({ deliveryId: column("delivery_id", Schema.String), attempt: Schema.Number })
 const LeaseState = Schema.Struct({
+  id: Schema.String,
   attemptCount: Delivery.fields.attemptCount,
   status: DeliveryStatus,
   nextAttemptAtMs: Delivery.fields.nextAttemptAtMs
@@ -228,17 +266,15 @@ export const makeDeliveryStore = Effect.gen(function* () {
     Result: Delivery,
     execute: (id) => sql`SELECT * FROM deliveries WHERE id = ${id}`
   })
-  const findLeaseState = SqlSchema.findOne({
-    Request: Schema.String,
+  const claimedRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+    SqlSchema.findAll({ Request: Schema.Void, Result: ClaimedRow, execute })
+  const leaseStates = SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
     Result: LeaseState,
-    execute: (id) => sql`SELECT attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id = ${id}`
+    execute: (ids) =>
+      sql`SELECT id, attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id IN ${sql.in(ids)}`
   })
-  const nextAttemptNumber = SqlSchema.single({
-    Request: Schema.String,
-    Result: NextAttempt,
-    execute: (deliveryId) =>
-      sql`SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM delivery_attempts WHERE delivery_id = ${deliveryId}`
-  })
+  const decodeBegun = Schema.decodeUnknown(Schema.Array(BegunRow))
   const earliest = SqlSchema.single({
     Request: Schema.Number,
     Result: EarliestAt,
@@ -278,21 +314,37 @@ export const makeDeliveryStore = Effect.gen(function* () {
     claimDue: (nowMs, untilMs, options) => {
       const notExcluded =
         options.exclude.length === 0 ? sql`1 = 1` : sql`inner_rows.id NOT IN ${sql.in(options.exclude)}`
-      const notBusy = options.busy.length === 0 ? sql`1 = 1` : sql`m.app_key NOT IN ${sql.in(options.busy)}`
+      // Each merchant's free slots: perMerchant less its attempts in flight here. Merchants with
+      // none are skipped outright; the others' turns beyond their slots are not claimed.
+      const inFlight = [...options.inFlight].filter(([, count]) => count > 0)
+      const busy = inFlight.filter(([, count]) => count >= options.perMerchant).map(([appKey]) => appKey)
+      const partly = inFlight.filter(([, count]) => count < options.perMerchant)
+      const notBusy = busy.length === 0 ? sql`1 = 1` : sql`m.app_key NOT IN ${sql.in(busy)}`
+      // The counts are this process's own integers, written as literals: PostgreSQL cannot type a
+      // CASE whose every branch is a parameter as a number.
+      const count = (n: number) => sql.literal(String(Math.max(0, Math.floor(n))))
+      const slots =
+        partly.length === 0
+          ? count(options.perMerchant)
+          : sql`CASE app_key ${sql.join(
+              " ",
+              false
+            )(partly.map(([appKey, n]) => sql`WHEN ${appKey} THEN ${count(options.perMerchant - n)}`))}
+            ELSE ${count(options.perMerchant)} END`
       // The work is bounded by the merchants with pending deliveries and the batch, never by the
-      // number of rows due: `merchants` walks the distinct merchants along the index (one probe
-      // each), `candidates` takes each one's earliest `perMerchant` due rows (one index range
-      // each), and only those are ranked. A backlog of 10,000 due rows of one merchant costs what
-      // a backlog of 4 does. On PostgreSQL only the candidates are locked (Dialect.ts).
-      return deliveryRows(
-        () => sql`WITH RECURSIVE merchants(app_key) AS (
+      // number of rows due: `pending_merchants` walks the distinct merchants along the index (one
+      // probe each), `candidates` takes each one's earliest `perMerchant` due rows (one index
+      // range each), and only those are ranked. A backlog of 10,000 due rows of one merchant costs
+      // what a backlog of 4 does. On PostgreSQL only the candidates are locked (Dialect.ts).
+      return claimedRows(
+        () => sql`WITH RECURSIVE pending_merchants(app_key) AS (
           SELECT (SELECT app_key FROM deliveries WHERE status = 'pending' ORDER BY app_key LIMIT 1)
           UNION ALL
           SELECT (SELECT d.app_key FROM deliveries d WHERE d.status = 'pending' AND d.app_key > m.app_key
             ORDER BY d.app_key LIMIT 1)
-          FROM merchants m WHERE m.app_key IS NOT NULL
+          FROM pending_merchants m WHERE m.app_key IS NOT NULL
         ), candidates AS (
-          SELECT first_rows.id, first_rows.app_key, first_rows.next_attempt_at_ms FROM merchants m
+          SELECT first_rows.id, first_rows.app_key, first_rows.next_attempt_at_ms FROM pending_merchants m
           ${joinFirstRows(
             sql,
             "deliveries",
@@ -302,67 +354,104 @@ export const makeDeliveryStore = Effect.gen(function* () {
           )}
           WHERE m.app_key IS NOT NULL AND ${notBusy}
         ), turns AS (
-          SELECT id, next_attempt_at_ms,
+          SELECT id, next_attempt_at_ms, ${slots} AS slots,
             ROW_NUMBER() OVER (PARTITION BY app_key ORDER BY next_attempt_at_ms, id) AS turn
           FROM candidates
         )
         UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
-        WHERE id IN (SELECT id FROM turns ORDER BY turn, next_attempt_at_ms, id LIMIT ${options.limit})
-        RETURNING *`
+        WHERE id IN (SELECT id FROM turns WHERE turn <= slots ORDER BY turn, next_attempt_at_ms, id LIMIT ${options.limit})
+        RETURNING *, (SELECT notify_url FROM merchants WHERE merchants.app_key = deliveries.app_key) AS notify_url`
       )().pipe(badRowIsDefect)
     },
 
-    release: (ids, untilMs, nowMs) =>
-      ids.length === 0
+    beginAttempts: (attempts) =>
+      attempts.length === 0
+        ? Effect.succeed([])
+        : sql
+            .withTransaction(
+              Effect.gen(function* () {
+                // After attempts cut short by a crash, the next number follows the rows, not the count.
+                const rows = yield* sql`INSERT INTO delivery_attempts
+                  (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms, request_headers, request_body)
+                VALUES ${sql.csv(
+                  attempts.map(
+                    (attempt) => sql`(${attempt.deliveryId},
+                      (SELECT COALESCE(MAX(attempt), 0) + 1 FROM delivery_attempts WHERE delivery_id = ${attempt.deliveryId}),
+                      ${attempt.at}, ${attempt.url}, NULL, ${ATTEMPT_WITHOUT_OUTCOME}, ${attempt.keyVersion}, 0,
+                      ${attempt.requestHeaders === null ? null : JSON.stringify(attempt.requestHeaders)}, ${attempt.requestBody})`
+                  )
+                )}
+                RETURNING delivery_id, attempt`
+                const ids = attempts.map((attempt) => attempt.deliveryId)
+                yield* sql`UPDATE deliveries
+                  SET attempt_count = (SELECT MAX(attempt) FROM delivery_attempts WHERE delivery_id = deliveries.id)
+                  WHERE id IN ${sql.in(ids)}`
+                const numbers = new Map((yield* decodeBegun(rows)).map((row) => [row.deliveryId, row.attempt]))
+                return ids.map((id) => numbers.get(id) ?? 0)
+              })
+            )
+            .pipe(badRowIsDefect),
+
+    recordAttempts: (outcomes) =>
+      outcomes.length === 0
         ? Effect.void
-        : sql`UPDATE deliveries SET next_attempt_at_ms = ${nowMs}
-            WHERE id IN ${sql.in(ids)} AND status = 'pending' AND next_attempt_at_ms = ${untilMs}`.pipe(Effect.asVoid),
+        : sql
+            .withTransaction(
+              Effect.gen(function* () {
+                const states = new Map(
+                  (yield* leaseStates(outcomes.map((outcome) => outcome.delivery.id))).map((row) => [row.id, row])
+                )
+                const rows = outcomes.flatMap((outcome) => {
+                  const row = states.get(outcome.delivery.id)
+                  if (row === undefined) return []
+                  // A resend came in while the attempt ran (the row no longer carries its lease): the
+                  // attempt is recorded, the delivery stays due at the resend's time.
+                  const resent = row.status !== "pending" || row.nextAttemptAtMs !== outcome.leasedUntilMs
+                  const deliveredAt = outcome.next.status === "delivered" ? outcome.attempt.at : null
+                  const nextAt = outcome.next.status === "pending" ? outcome.next.nextAttemptAtMs : null
+                  return [{ outcome, number: outcome.begun ?? row.attemptCount + 1, resent, deliveredAt, nextAt }]
+                })
+                if (rows.length === 0) return
+                // A begun attempt's row is completed; one never begun (nothing sent) is added.
+                yield* sql`INSERT INTO delivery_attempts
+                  (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
+                VALUES ${sql.csv(
+                  rows.map(
+                    ({
+                      outcome: { attempt, delivery },
+                      number
+                    }) => sql`(${delivery.id}, ${number}, ${attempt.at}, ${attempt.url},
+                      ${attempt.httpStatus}, ${attempt.error}, ${attempt.keyVersion}, ${attempt.durationMs})`
+                  )
+                )}
+                ON CONFLICT (delivery_id, attempt) DO UPDATE SET at = excluded.at, url = excluded.url,
+                  http_status = excluded.http_status, error = excluded.error, key_version = excluded.key_version,
+                  duration_ms = excluded.duration_ms`
+                // One statement for every row: each column is a CASE over the ids. Numbers are cast,
+                // since PostgreSQL types a CASE of parameters as text.
+                const byId = (value: (row: (typeof rows)[number]) => Statement.Fragment) =>
+                  sql`CASE id ${sql.join(" ", false)(rows.map((row) => sql`WHEN ${row.outcome.delivery.id} THEN ${value(row)}`))} END`
+                const ms = epochMsType(sql)
+                yield* sql`UPDATE deliveries SET
+                  status = ${byId((row) => (row.resent ? sql`status` : sql`${row.outcome.next.status}`))},
+                  attempt_count = ${byId((row) => sql`CAST(${row.number} AS INTEGER)`)},
+                  next_attempt_at_ms = ${byId((row) =>
+                    row.resent ? sql`next_attempt_at_ms` : sql`CAST(${row.nextAt} AS ${ms})`
+                  )},
+                  last_error = ${byId((row) => sql`${row.outcome.attempt.error}`)},
+                  delivered_at = ${byId((row) =>
+                    row.resent ? sql`COALESCE(${row.deliveredAt}, delivered_at)` : sql`${row.deliveredAt}`
+                  )}
+                WHERE id IN ${sql.in(rows.map((row) => row.outcome.delivery.id))}`
+              })
+            )
+            .pipe(badRowIsDefect),
 
     beginAttempt: (deliveryId, attempt) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          // After attempts cut short by a crash, the next number follows the rows, not the count.
-          const { next: number } = yield* nextAttemptNumber(deliveryId)
-          yield* sql`INSERT INTO delivery_attempts
-              (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms, request_headers, request_body)
-            VALUES (${deliveryId}, ${number}, ${attempt.at}, ${attempt.url}, NULL, ${ATTEMPT_WITHOUT_OUTCOME},
-              ${attempt.keyVersion}, 0, ${attempt.requestHeaders === null ? null : JSON.stringify(attempt.requestHeaders)},
-              ${attempt.requestBody})`
-          yield* sql`UPDATE deliveries SET attempt_count = ${number} WHERE id = ${deliveryId}`
-          return number
-        }).pipe(badRowIsDefect)
-      ),
+      Effect.map(deliveries.beginAttempts([{ deliveryId, ...attempt }]), (numbers) => numbers[0]!),
 
     recordAttempt: (delivery, leasedUntilMs, attempt, next, begun) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const found = yield* findLeaseState(delivery.id)
-          if (Option.isNone(found)) return
-          const row = found.value
-          const number = begun ?? row.attemptCount + 1
-          if (begun === undefined) {
-            yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
-              VALUES (${delivery.id}, ${number}, ${attempt.at}, ${attempt.url}, ${attempt.httpStatus}, ${attempt.error},
-                ${attempt.keyVersion}, ${attempt.durationMs})`
-          } else {
-            yield* sql`UPDATE delivery_attempts SET at = ${attempt.at}, url = ${attempt.url}, http_status = ${attempt.httpStatus},
-                error = ${attempt.error}, key_version = ${attempt.keyVersion}, duration_ms = ${attempt.durationMs}
-              WHERE delivery_id = ${delivery.id} AND attempt = ${number}`
-          }
-          const deliveredAt = next.status === "delivered" ? attempt.at : null
-          const resent = row.status !== "pending" || row.nextAttemptAtMs !== leasedUntilMs
-          if (resent) {
-            yield* sql`UPDATE deliveries SET attempt_count = ${number}, last_error = ${attempt.error},
-            delivered_at = COALESCE(${deliveredAt}, delivered_at)
-            WHERE id = ${delivery.id}`
-            return
-          }
-          const nextAt = next.status === "pending" ? next.nextAttemptAtMs : null
-          yield* sql`UPDATE deliveries SET status = ${next.status}, attempt_count = ${number},
-          next_attempt_at_ms = ${nextAt}, last_error = ${attempt.error}, delivered_at = ${deliveredAt}
-          WHERE id = ${delivery.id}`
-        }).pipe(badRowIsDefect)
-      ),
+      deliveries.recordAttempts([{ delivery, leasedUntilMs, attempt, next, begun }]),
 
     deliveriesOf: (orderSn, limit = 200) =>
       deliveryRows(() =>

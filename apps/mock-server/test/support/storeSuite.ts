@@ -228,7 +228,7 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
             () => nowMs
           )(store)
           const claim = (now: number, until: number, limit: number, exclude: ReadonlyArray<string>) =>
-            store.claimDue(now, until, { limit, perMerchant: 100, exclude, busy: [] })
+            store.claimDue(now, until, { limit, perMerchant: 100, exclude, inFlight: new Map() })
           const skipped = yield* claim(nowMs, 9_000, 10, ["dlv_0"])
           const none = yield* claim(nowMs, 9_000, 10, [])
           // The leases end at 9 000: then every row is due again, once, for concurrent claimers.
@@ -239,15 +239,30 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
           // On PostgreSQL a claimer may find rows another one holds locked and skip them (SKIP
           // LOCKED): those stay due, and the next claim takes them.
           const rest = yield* claim(9_000, 20_000, 10, [])
-          // One merchant gets at most perMerchant rows of a claim, and none while it is busy.
+          // One merchant gets at most perMerchant rows of a claim less those it has in flight: none
+          // while all its slots are taken, one while one of two is.
           const busy = yield* store.claimDue(20_000, 30_000, {
             limit: 10,
             perMerchant: 2,
             exclude: [],
-            busy: [TEST_MERCHANT_APP_KEY]
+            inFlight: new Map([[TEST_MERCHANT_APP_KEY, 2]])
           })
-          const fair = yield* store.claimDue(20_000, 30_000, { limit: 10, perMerchant: 2, exclude: [], busy: [] })
-          return { skipped, none, racing, rest, busy, fair }
+          const partly = yield* store.claimDue(20_000, 30_000, {
+            limit: 10,
+            perMerchant: 2,
+            exclude: [],
+            inFlight: new Map([
+              ["another merchant", 2],
+              [TEST_MERCHANT_APP_KEY, 1]
+            ])
+          })
+          const fair = yield* store.claimDue(20_000, 30_000, {
+            limit: 10,
+            perMerchant: 2,
+            exclude: [],
+            inFlight: new Map()
+          })
+          return { skipped, none, racing, rest, busy, partly, fair }
         })
       )
       expect(out.skipped.map((d) => d.id).sort()).toEqual(["dlv_1", "dlv_2", "dlv_3", "dlv_4", "dlv_5"])
@@ -258,7 +273,10 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       expect(new Set(taken).size).toBe(6)
       expect(out.racing.flat().length).toBeGreaterThanOrEqual(2)
       expect(out.busy).toEqual([])
+      expect(out.partly).toHaveLength(1)
       expect(out.fair).toHaveLength(2)
+      // The claim hands over the merchant's notify URL with each row (none set here).
+      expect(out.fair.every((d) => d.notifyUrl === null)).toBe(true)
     })
 
     it("creates one order for many concurrent identical creates, and refuses another amount", async () => {

@@ -1,0 +1,97 @@
+// A callback receiver that holds every request open until the test releases it: how many attempts
+// are in flight at once is then something the test counts, not something it has to catch in time.
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { waitUntil } from "./receiver.js"
+
+/** One request held open: where it was sent (the path names the merchant), its headers and body. */
+export interface HeldRequest {
+  readonly path: string
+  readonly headers: IncomingHttpHeaders
+  readonly eventId: string
+  readonly orderSn: string
+}
+
+export interface HoldingReceiver {
+  /** The base URL; give each merchant its own path under it (`${url}/m1`). */
+  readonly url: string
+  /** Every request that arrived, in order. */
+  readonly received: ReadonlyArray<HeldRequest>
+  /** The requests held open now, oldest first. */
+  readonly held: ReadonlyArray<HeldRequest>
+  /** The most requests held at once: in all, per path, and per eventId. */
+  readonly most: () => {
+    readonly all: number
+    readonly perPath: ReadonlyMap<string, number>
+    readonly perEvent: number
+  }
+  /** Answers the oldest `count` held requests (all by default) with 200. */
+  release(count?: number): void
+  /** Resolves once at least `count` requests are held at the same time. */
+  waitHeld(count: number, timeoutMs?: number): Promise<void>
+  /** Resolves once `count` requests arrived in all. */
+  waitReceived(count: number, timeoutMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+/** Starts a holding receiver on 127.0.0.1, port 0. */
+export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
+  const received: Array<HeldRequest> = []
+  const held: Array<{ readonly request: HeldRequest; readonly res: ServerResponse }> = []
+  let mostAll = 0
+  let mostPerEvent = 0
+  const mostPerPath = new Map<string, number>()
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const { eventId, orderSn } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        eventId: string
+        orderSn: string
+      }
+      const request: HeldRequest = { path: req.url ?? "", headers: req.headers, eventId, orderSn }
+      received.push(request)
+      held.push({ request, res })
+      res.on("close", () => {
+        const at = held.findIndex((entry) => entry.res === res)
+        if (at >= 0) held.splice(at, 1)
+      })
+      mostAll = Math.max(mostAll, held.length)
+      const onPath = held.filter((entry) => entry.request.path === request.path).length
+      mostPerPath.set(request.path, Math.max(mostPerPath.get(request.path) ?? 0, onPath))
+      mostPerEvent = Math.max(mostPerEvent, held.filter((entry) => entry.request.eventId === eventId).length)
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    get held() {
+      return held.map((entry) => entry.request)
+    },
+    most: () => ({ all: mostAll, perPath: mostPerPath, perEvent: mostPerEvent }),
+    release: (count = held.length) => {
+      for (const { res } of held.splice(0, count)) res.writeHead(200, { "content-type": "text/plain" }).end("ok")
+    },
+    waitHeld: (count, timeoutMs = 30_000) =>
+      waitUntil(() => (held.length >= count ? true : undefined), {
+        timeoutMs,
+        what: `${count} requests held at once (${held.length} now)`
+      }).then(() => undefined),
+    waitReceived: (count, timeoutMs = 30_000) =>
+      waitUntil(() => (received.length >= count ? true : undefined), {
+        timeoutMs,
+        what: `${count} requests in all (${received.length} so far)`
+      }).then(() => undefined),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const { res } of held.splice(0)) res.destroy()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
+}

@@ -2,8 +2,10 @@
 // verifying server (the limit), the mock (production, SQLite file) and Prism serving the mock's own
 // `/openapi.json`. 32 connections and 1, alternating rounds, medians of per-round ratios; the
 // mock's RSS under load, and after many requests and a GC against after the warm-up and a GC. In
-// each 32-connection round the mock also serves the pool with 5% bad signatures, right after the
-// all-good run: hostile traffic must not slow the merchants who sign correctly.
+// each 32-connection round the mock also serves the pool with 5% bad signatures, back to back with
+// its all-good run and first in every other round, so that the two runs of a pair share the
+// neighbours' load of the moment and neither always follows the other: hostile traffic must not
+// slow the merchants who sign correctly.
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { floor } from "./Floor.js"
@@ -26,8 +28,11 @@ export interface ThroughputOptions {
   readonly oneConnectionSeconds: number
   /** Requests the mock must have served before its RSS is read again after a GC. */
   readonly rssRequests: number
-  /** The longest the top-up to `rssRequests` may run. */
-  readonly rssMaxSeconds: number
+  /**
+   * When the top-up to `rssRequests` must stop (a `performance.now()` time): the rest of the run's
+   * time budget, so that `pnpm bench` ends within it whatever the machine's speed.
+   */
+  readonly rssDeadline: number
   readonly prism: boolean
 }
 
@@ -82,9 +87,19 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     const many = new Map<string, Array<LoadResult>>(peers.map((s) => [s.name, []]))
     const one = new Map<string, Array<LoadResult>>(peers.map((s) => [s.name, []]))
     const mixed: Array<LoadResult> = []
+    // Each round: bare, the mock all good, the mock with bad signatures, Prism; every other round in
+    // the reverse order. The runs compared (mock with bare, bad with good) are always adjacent, and
+    // neither of a pair always comes first.
+    const steps: ReadonlyArray<() => Promise<void>> = [
+      async () => void many.get(bare.name)!.push(await load(bare, 32, options.seconds)),
+      async () => void many.get(mock.name)!.push(await load(mock, 32, options.seconds)),
+      async () => void mixed.push(await load(mock, 32, options.seconds, true)),
+      ...(prism === undefined
+        ? []
+        : [async () => void many.get(prism.name)!.push(await load(prism, 32, options.seconds))])
+    ]
     for (let round = 0; round < options.rounds; round++) {
-      for (const server of peers) many.get(server.name)!.push(await load(server, 32, options.seconds))
-      mixed.push(await load(mock, 32, options.seconds, true))
+      for (const step of round % 2 === 0 ? steps : [...steps].reverse()) await step()
     }
     for (let round = 0; round < options.rounds; round++) {
       for (const server of peers) one.get(server.name)!.push(await load(server, 1, options.oneConnectionSeconds))
@@ -94,11 +109,16 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
 
     // Many more requests, then the mock's memory after a GC again: growth here is a leak.
     const topUpStart = performance.now()
-    while (served.get("mock")! < options.rssRequests && performance.now() - topUpStart < options.rssMaxSeconds * 1000) {
-      // wrk takes whole seconds.
-      const left = Math.floor(options.rssMaxSeconds - (performance.now() - topUpStart) / 1000)
-      await load(mock, 32, Math.min(30, Math.max(1, left)))
+    for (;;) {
+      // wrk takes whole seconds; the last run may be cut short by the deadline.
+      const left = Math.floor((options.rssDeadline - performance.now()) / 1000)
+      if (served.get("mock")! >= options.rssRequests || left < 1) break
+      // No longer than the requests still missing need at the rate the mock held so far.
+      const rate = median(many.get("mock")!.map((r) => r.requestsPerSecond))
+      const needed = Math.ceil((options.rssRequests - served.get("mock")!) / Math.max(1, rate)) + 1
+      await load(mock, 32, Math.min(30, left, needed))
     }
+    const topUpSeconds = (performance.now() - topUpStart) / 1000
     const heapAfterMany = await mock.gc()
     const rssAfterMany = mock.rssMb()
     const mockRequests = served.get("mock")!
@@ -148,7 +168,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
         mockRequests >= options.rssRequests ? rssChange : Number.POSITIVE_INFINITY,
         0.1,
         "x",
-        `|RSS after ${mockRequests} requests and a GC - RSS after the warm-up and a GC| / the latter; missed when fewer than ${options.rssRequests} requests were served within ${options.rssMaxSeconds} s`
+        `|RSS after ${mockRequests} requests and a GC - RSS after the warm-up and a GC| / the latter; missed when fewer than ${options.rssRequests} requests were served within the run's time budget (the top-up ran ${Math.round(topUpSeconds)} s)`
       ),
       ...(prism === undefined
         ? {}
@@ -188,7 +208,8 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
           // for 32 connections, not a leak.
           heapUsedAfterWarmUpAndGcMb: round(heapAfterWarmUp, 1),
           heapUsedAfterManyAndGcMb: round(heapAfterMany, 1),
-          requests: mockRequests
+          requests: mockRequests,
+          topUpSeconds: round(topUpSeconds, 1)
         },
         prism: prism === undefined ? { skipped: prismSkipped ?? "not requested" } : { version: "5.14" }
       }

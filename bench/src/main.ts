@@ -41,6 +41,8 @@ const size = smoke
       rounds: 1,
       seconds: 1,
       oneSeconds: 1,
+      warmUpRequests: 0,
+      warmUpMaxSeconds: 1,
       rssRequests: 100,
       spawns: 1,
       seeded: 1_000,
@@ -62,6 +64,8 @@ const size = smoke
       // The figure; every request of the suite counts, and the top-up has what is left of the
       // run's budget (throughput runs last for that).
       rssRequests: 200_000,
+      warmUpRequests: 10_000,
+      warmUpMaxSeconds: 30,
       spawns: 5,
       seeded: 1_000_000,
       pending: 10_000,
@@ -128,6 +132,8 @@ try {
       rounds: size.rounds,
       seconds: size.seconds,
       oneConnectionSeconds: size.oneSeconds,
+      warmUpRequests: size.warmUpRequests,
+      warmUpMaxSeconds: size.warmUpMaxSeconds,
       rssRequests: size.rssRequests,
       rssDeadline: budgetEnd,
       prism: true

@@ -8,6 +8,7 @@ import { Environment } from "@pc/core"
 import { Console, Effect, Option } from "effect"
 import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, readyMessage, start } from "@pc/mock-server"
 import { whenLaunchersGone } from "../process/Launchers.js"
+import { limitServerHeap } from "../process/ServerHeap.js"
 
 const env = Options.choice("env", Environment.environments).pipe(
   Options.withDefault(defaults.environment),
@@ -112,16 +113,24 @@ const stopWhenLaunchersGone = Effect.acquireRelease(
   (stopWatching) => Effect.sync(stopWatching)
 )
 
+/** The mock's heap while it serves: see process/ServerHeap.ts for the figures. */
+const limitHeapWhileServing = Effect.acquireRelease(
+  Effect.sync(() => limitServerHeap({ maxSemiSpaceMb: 8, heapGrowingPercent: 50 })),
+  (release) => Effect.sync(release)
+)
+
 /** Serves until the runtime interrupts it (SIGINT, SIGTERM), then closes the server and the database. */
 const serve = (config: MockConfigShape) =>
-  Effect.acquireRelease(Effect.tryPromise({ try: () => start(config), catch: (error) => error }), (server) =>
-    Console.log("stopping the mock").pipe(Effect.zipRight(Effect.promise(() => server.close())))
-  ).pipe(
-    Effect.tap((server) => Console.log(readyMessage(server))),
-    Effect.zipRight(stopWhenLaunchersGone),
-    Effect.zipRight(Effect.never),
-    Effect.scoped
-  )
+  Effect.zipRight(
+    limitHeapWhileServing,
+    Effect.acquireRelease(Effect.tryPromise({ try: () => start(config), catch: (error) => error }), (server) =>
+      Console.log("stopping the mock").pipe(Effect.zipRight(Effect.promise(() => server.close())))
+    ).pipe(
+      Effect.tap((server) => Console.log(readyMessage(server))),
+      Effect.zipRight(stopWhenLaunchersGone),
+      Effect.zipRight(Effect.never)
+    )
+  ).pipe(Effect.scoped)
 
 export const mock = Command.make("mock", flags, (options) =>
   Effect.try({ try: () => check(configOf(options)), catch: (error) => error }).pipe(

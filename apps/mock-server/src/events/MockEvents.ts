@@ -39,7 +39,9 @@ export type MockEventInput = MockEvent extends infer E ? (E extends MockEvent ? 
 
 /**
  * An event bus whose published events also go to `forward` (stamped), and which can `deliver`
- * events stamped elsewhere (another replica's, see SharedEvents.ts) to its subscribers.
+ * events stamped elsewhere (another replica's, see SharedEvents.ts) to its subscribers. Without
+ * `forward` and without subscribers, publishing does nothing: the mock publishes two events per
+ * create, mostly with nobody on `/dev/events`.
  *
  * @example
  * ```ts
@@ -47,17 +49,26 @@ export type MockEventInput = MockEvent extends infer E ? (E extends MockEvent ? 
  * yield* bus.deliver(eventFromAnotherReplica)
  * ```
  */
-export const makeEventBus = (forward: (event: MockEvent) => Effect.Effect<unknown>) =>
+export const makeEventBus = (forward?: (event: MockEvent) => Effect.Effect<unknown>) =>
   Effect.gen(function* () {
     // Sliding: a reader that stops reading never holds memory or the publisher back.
     const hub = yield* Effect.acquireRelease(PubSub.sliding<MockEvent>(1024), PubSub.shutdown)
+    // Counted before the subscription exists and after it ends: an event built for nobody is harmless.
+    let subscribers = 0
     const deliver = (event: MockEvent) => Effect.asVoid(PubSub.publish(hub, event))
     const service: MockEvents["Type"] = {
       publish: (input) => {
+        if (subscribers === 0 && forward === undefined) return Effect.void
         const event = { ...input, at: new Date().toISOString() } as MockEvent
-        return Effect.zipRight(deliver(event), Effect.asVoid(forward(event)))
+        return forward === undefined ? deliver(event) : Effect.zipRight(deliver(event), Effect.asVoid(forward(event)))
       },
-      subscribe: Effect.map(PubSub.subscribe(hub), (queue) => Stream.fromQueue(queue))
+      subscribe: Effect.zipRight(
+        Effect.acquireRelease(
+          Effect.sync(() => subscribers++),
+          () => Effect.sync(() => subscribers--)
+        ),
+        Effect.map(PubSub.subscribe(hub), (queue) => Stream.fromQueue(queue))
+      )
     }
     return { service, deliver }
   })
@@ -75,10 +86,7 @@ export class MockEvents extends Context.Tag("mock-server/MockEvents")<
   /** The bus of one process (SQLite, or a single mock): its own events only. */
   static readonly layer = Layer.scoped(
     MockEvents,
-    Effect.map(
-      makeEventBus(() => Effect.void),
-      (bus) => bus.service
-    )
+    Effect.map(makeEventBus(), (bus) => bus.service)
   )
 }
 

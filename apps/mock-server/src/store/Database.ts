@@ -69,7 +69,13 @@ const lockSqlite = (db: string) =>
       )
     }
     // WAL with synchronous=NORMAL: a commit is not fsynced, yet a killed process loses nothing
-    // (only a power cut can drop the last commits), and creates stay fast.
+    // (only a power cut can drop the last commits), and creates stay fast. What is left on the
+    // event loop is SQLite's automatic checkpoint, in the commit that takes the WAL past 1,000
+    // pages: it copies them into the file and fsyncs both. Measured on this project's 2-core
+    // machine (30,000 order inserts, load 9-10): 0.26-0.35 ms per insert on average, p99 4.6-10 ms,
+    // the longest 130-295 ms; without checkpoints 0.055 ms, p99 0.17 ms. A larger threshold trades
+    // the p99 for longer stalls. The way out is a checkpoint on another thread, which the EXCLUSIVE
+    // lock above rules out (it keeps every other connection out, in this process too): not done.
     yield* sql`PRAGMA synchronous = NORMAL`
     yield* sql`PRAGMA foreign_keys = ON`
   })

@@ -175,12 +175,22 @@ export const startMock = async (
   })
 }
 
-/** The bare verifying server; any HTTP answer means it listens. */
-export const startBare = async (): Promise<Running> => {
+/**
+ * The bare verifying server; any HTTP answer means it listens. With `padMs`, it spins that much more
+ * CPU on each request (named "bare-padded").
+ */
+export const startBare = async (padMs = 0): Promise<Running> => {
   const port = await freePort()
   return startServer({
-    name: "bare",
-    nodeArgs: ["--import", "tsx", here("./servers/BareServer.ts"), testMerchantKeyFile("public"), String(port)],
+    name: padMs > 0 ? "bare-padded" : "bare",
+    nodeArgs: [
+      "--import",
+      "tsx",
+      here("./servers/BareServer.ts"),
+      testMerchantKeyFile("public"),
+      String(port),
+      ...(padMs > 0 ? [padMs.toFixed(3)] : [])
+    ],
     port,
     readyPath: "/",
     ready: () => true,

@@ -1,12 +1,16 @@
 // The limit the mock is measured against: a bare node:http server that does the irreducible work of
 // a signed create (read the body, verify SHA256withRSA over the string to sign, parse the JSON,
 // answer the envelope) and nothing else: no storage, no timestamp window, no validation.
-// Usage: node --import tsx BareServer.ts <public key PEM file> <port>
+// Usage: node --import tsx BareServer.ts <public key PEM file> <port> [extra CPU ms per request]
+// The optional third argument spins that much CPU on each request before it answers, synchronously:
+// the bench's "bare, padded" peer, a server as costly per request as the mock but with none of its
+// code, which shows what latency tail that cost alone brings at 32 connections.
 import { createPublicKey, verify } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 
 const key = createPublicKey(readFileSync(process.argv[2]!, "utf8"))
+const padMs = Number(process.argv[4] ?? 0)
 let orders = 0
 const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
   const chunks: Array<Buffer> = []
@@ -37,6 +41,7 @@ const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
         payload = { code: "paramError", msg: "body is not JSON", data: null }
       }
     }
+    if (padMs > 0) for (const end = performance.now() + padMs; performance.now() < end; );
     res.writeHead(status, { "content-type": "application/json" })
     res.end(JSON.stringify(payload))
   })

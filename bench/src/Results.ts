@@ -16,25 +16,23 @@ export interface Target {
   readonly note: string
 }
 
+/**
+ * A target judged on the value as written (rounded), so that the results never show a value equal to
+ * its target as missed (0.8996 written as 0.9 against >= 0.9).
+ */
+const judged = (value: number, target: number, rule: Target["rule"], unit: string, note: string): Target => {
+  const written = round(value)
+  const met = Number.isFinite(written) && (rule === "atLeast" ? written >= target : written <= target)
+  return { value: written, target, met, rule, unit, note }
+}
+
 /** A value that must be at least `target`. */
-export const atLeast = (value: number, target: number, unit: string, note: string): Target => ({
-  value: round(value),
-  target,
-  met: Number.isFinite(value) && value >= target,
-  rule: "atLeast",
-  unit,
-  note
-})
+export const atLeast = (value: number, target: number, unit: string, note: string): Target =>
+  judged(value, target, "atLeast", unit, note)
 
 /** A value that must be at most `target`. */
-export const atMost = (value: number, target: number, unit: string, note: string): Target => ({
-  value: round(value),
-  target,
-  met: Number.isFinite(value) && value <= target,
-  rule: "atMost",
-  unit,
-  note
-})
+export const atMost = (value: number, target: number, unit: string, note: string): Target =>
+  judged(value, target, "atMost", unit, note)
 
 /** One benchmark's outcome: its targets and the raw figures behind them. */
 export interface SuiteResult {

@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import * as PaymentConnect from "../src/Promise.js"
 import * as PaymentConnectNode from "../src/PromiseNode.js"
+import * as Client from "../src/index.js"
+import * as ClientOnNode from "../src/indexNode.js"
 import { eventBody, signCallback } from "./support/callbacks.js"
 import { type Attempt, type FaultServer, type Reply, startFaultServer, success } from "./support/FaultServer.js"
 import { APP_KEY, keyOf } from "./support/vectors.js"
@@ -73,6 +75,16 @@ describe("createPaymentClient on Node (the node export condition of @pc/client/p
     await client.createOrder(input)
     expect(calls).toBe(1)
     expect(server.attempts[0]!.headers["sec-fetch-mode"]).toBe("cors")
+  })
+
+  it('is the same facade as the root\'s Promise namespace on Node (the node condition of ".")', async () => {
+    expect(Object.keys(ClientOnNode).sort()).toEqual(Object.keys(Client).sort())
+    expect(ClientOnNode.Promise).toBe(PaymentConnectNode)
+    expect(ClientOnNode.PaymentClient).toBe(Client.PaymentClient)
+    const server = await serve((attempt) => success(attempt))
+    const client = await ClientOnNode.Promise.createPaymentClient(options(server.url))
+    await client.createOrder(input)
+    expect(server.attempts[0]!.headers["sec-fetch-mode"]).toBeUndefined()
   })
 
   it("exports everything the fetch entry exports", () => {

@@ -3,7 +3,7 @@
 // stopped by signal so that start-up's module loading stays out), then where its CPU went: by
 // function (self time), by package, and the project's functions inclusive, as shares of the
 // samples taken while it was not idle.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { signOrders } from "./Orders.js"
@@ -128,6 +128,8 @@ const main = async () => {
     }
     await mock.stop()
     if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")
+    // PC_PROFILE_OUT keeps the raw profile (Chrome DevTools, speedscope) beside the summary.
+    if (process.env.PC_PROFILE_OUT) copyFileSync(file, process.env.PC_PROFILE_OUT)
     const summary = summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, Number(process.argv[3] ?? 25))
     console.log(`${Math.round(result.requestsPerSecond)} creates/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`)
     console.log("\nself time by owner (% of busy samples):")

@@ -1,10 +1,15 @@
 /**
- * The mock's log on stdout: logfmt lines, as `Logger.logFmt` prints them, written once per turn of
- * the event loop instead of once per line. The mock logs a line per request, and stdout on a pipe
+ * The mock's log on stdout: logfmt lines, as `Logger.logFmt` prints them, written together every
+ * few milliseconds instead of once per line. The mock logs a line per request, and stdout on a pipe
  * is written synchronously: one write(2) per line was about a tenth of a signed create's CPU
- * (bench/RESULTS.md). Lines keep their order; what is pending is written on exit.
+ * (bench/RESULTS.md), and one per turn of the event loop still one per request when requests come
+ * one at a time (issue 12's 1-connection profile). Lines keep their order, appear at most
+ * {@link FLUSH_MS} late, and what is pending is written on exit.
  */
 import { Logger } from "effect"
+
+/** How long a line may wait for others before the batch is written. */
+export const FLUSH_MS = 25
 
 let pending: Array<string> = []
 let hooked = false
@@ -31,7 +36,8 @@ export const batchedLogFmt = Logger.replace(
       hooked = true
       process.once("exit", flush)
     }
-    if (pending.length === 0) setImmediate(flush)
+    // Unref'd: a batch waiting to be written never keeps the process alive; exit writes it.
+    if (pending.length === 0) setTimeout(flush, FLUSH_MS).unref()
     pending.push(line)
   })
 )

@@ -1,4 +1,4 @@
-// `pnpm --filter @pc/bench profile [seconds]`: the mock (production, SQLite file) under signed
+// `pnpm --filter @pc/bench profile [seconds] [top] [connections]`: the mock (production, SQLite file) under signed
 // creates from wrk, profiled by V8's CPU profiler (what `node --cpu-prof` runs, here started and
 // stopped by signal so that start-up's module loading stays out), then where its CPU went: by
 // function (self time), by package, and the project's functions inclusive, as shares of the
@@ -121,7 +121,7 @@ const main = async () => {
     })
     await runLoad(mock, script, { connections: 32, seconds: 2 })
     process.kill(mock.pid, "SIGUSR2")
-    const result = await runLoad(mock, script, { connections: 32, seconds })
+    const result = await runLoad(mock, script, { connections: Number(process.argv[4] ?? 32), seconds })
     process.kill(mock.pid, "SIGUSR2")
     for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100))

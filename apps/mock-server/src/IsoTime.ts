@@ -13,6 +13,9 @@
  */
 export const isoTime = (ms: number): string => new Date(ms).toISOString()
 
+const DAY_MS = 86_400_000
+let day = { from: Number.NaN, text: "" }
+
 /**
  * The UTC calendar day of epoch milliseconds as `YYYYMMDD` (the date part of an orderSn).
  *
@@ -21,4 +24,11 @@ export const isoTime = (ms: number): string => new Date(ms).toISOString()
  * isoDay(0) // "19700101"
  * ```
  */
-export const isoDay = (ms: number): string => isoTime(ms).slice(0, 10).replaceAll("-", "")
+export const isoDay = (ms: number): string => {
+  // Every create asks for today's: the text is kept for the day it names.
+  if (!(ms >= day.from && ms < day.from + DAY_MS)) {
+    const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
+    day = { from, text: isoTime(from).slice(0, 10).replaceAll("-", "") }
+  }
+  return day.text
+}

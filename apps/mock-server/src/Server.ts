@@ -86,7 +86,11 @@ const serverLayer = (
       const httpApp = yield* HttpApiBuilder.httpApp
       const events = yield* MockEvents
       // Create-order, the one hot route, skips the HttpApi stack (CreateOrderFastPath.ts).
-      const fastPath = yield* makeCreateOrderFastPath({ devAccess, publish: events.publish })
+      const fastPath = yield* makeCreateOrderFastPath({
+        devAccess,
+        bodyLimitBytes: config.bodyLimitBytes,
+        publishNow: events.publishNow
+      })
       const http = NodeHttpServer.layer(
         () => {
           const server = createServer({ keepAliveTimeout: 5_000 })
@@ -98,7 +102,7 @@ const serverLayer = (
       )
       // Built before the server exists: listening is the last step of the layer returned here.
       return HttpServer.serve(
-        wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess, publish: events.publish })
+        wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess, publishNow: events.publishNow })
       ).pipe(Layer.provideMerge(http))
     })
   ).pipe(

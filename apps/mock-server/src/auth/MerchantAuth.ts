@@ -5,12 +5,13 @@
  * both log the likely cause of a bad signature.
  */
 import type { SqlError } from "@effect/sql/SqlError"
-import { Canonical, type Crypto, Environment, Headers, Timestamp } from "@pc/core"
+import { Canonical, Environment, Headers, Timestamp } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Clock, Context, Effect, FiberRef, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { MockConfig } from "../Config.js"
-import { signatureNote } from "../events/MockEvents.js"
+import type { SignatureNote } from "../events/MockEvents.js"
 import { type ApiError, signError } from "../http/Envelope.js"
+import * as Step from "../http/Step.js"
 import type { AuthKeys } from "../store/MerchantStore.js"
 import { Store } from "../store/Store.js"
 import { capped } from "../log/LogText.js"
@@ -37,14 +38,35 @@ export interface AuthInput {
   readonly headers: Headers.HeaderSource
   /** The body text exactly as received. */
   readonly body: string
+  /**
+   * Other requests are waiting for the event loop: the signature is verified on libuv's thread
+   * pool (NodeVerifier.verifyOnThreadPool), so that the loop serves them meanwhile.
+   */
+  readonly busy?: boolean
 }
 
+/** A request whose signature check passed (in sandbox: whose X-R-AK names a known merchant). */
 export interface Authenticated {
+  readonly ok: true
   /** The merchant's appKey as stored (lower case), whatever the case of X-R-AK. */
   readonly appKey: string
   /** Set in sandbox: production's verdict, for the `X-R-Signature-Check` header. */
   readonly signatureCheck: SignatureCheck | undefined
+  /** What production decided, for the request's `request` event. */
+  readonly note: SignatureNote
 }
+
+/** A request refused by the signature check. */
+export interface Refused {
+  readonly ok: false
+  /** The signError to answer with (in sandbox with its `X-R-Signature-Check` header). */
+  readonly error: ApiError
+  /** What was decided and, for a signature that does not match, its likely cause. */
+  readonly note: SignatureNote
+}
+
+/** How a request's authentication ended: a refusal is an answer, not a failure. */
+export type AuthResult = Authenticated | Refused
 
 /** The stored form of an appKey: UUIDs compare case-insensitively and the mock stores them lower case. */
 const storedAppKey = (appKey: string): string => appKey.toLowerCase()
@@ -55,26 +77,41 @@ type Verdict =
   | { readonly ok: true; readonly appKey: string }
   | { readonly ok: false; readonly appKey: string | undefined; readonly missing: boolean; readonly cause: string }
 
+const refused = (error: ApiError, likelyCause: string | null): Refused => ({
+  ok: false,
+  error,
+  note: { verdict: "refused", cause: error.msg, likelyCause }
+})
+
 export const make = Effect.gen(function* () {
   const config = yield* MockConfig
   const store = yield* Store
   // Uploaded keys never change (a version's PEM is fixed; only its status moves, and that is read
   // with the merchant's keys on every request), so each (appKey, version) is parsed once and kept.
   // Once the import has resolved, the verifier itself is kept, so a request pays no wait for it.
-  const verifiers = new Map<string, Crypto.Verifier | Promise<Crypto.Verifier>>()
+  const verifiers = new Map<string, NodeCrypto.NodeVerifier | Promise<NodeCrypto.NodeVerifier>>()
 
-  const verifierOf = (appKey: string, version: number, pem: string): Effect.Effect<Crypto.Verifier> => {
+  const verifierOf = (
+    appKey: string,
+    version: number,
+    pem: string
+  ): NodeCrypto.NodeVerifier | Promise<NodeCrypto.NodeVerifier> => {
     const id = `${appKey}\u0000${version}`
     const known = verifiers.get(id)
-    if (known !== undefined && !(known instanceof Promise)) return Effect.succeed(known)
-    const importing =
-      known ??
-      NodeCrypto.importPublicKey(pem).then((verifier) => {
+    if (known !== undefined) return known
+    const importing = NodeCrypto.importPublicKey(pem).then(
+      (verifier) => {
         verifiers.set(id, verifier)
         return verifier
-      })
+      },
+      (error: unknown) => {
+        // Not kept: the next request tries again rather than meeting the same rejection for good.
+        verifiers.delete(id)
+        throw error
+      }
+    )
     verifiers.set(id, importing)
-    return Effect.promise(() => importing)
+    return importing
   }
 
   /** Production's decision on the signature of a request with these parsed headers, given the merchant's keys. */
@@ -83,7 +120,7 @@ export const make = Effect.gen(function* () {
     nowMs: number,
     headers: Headers.RequestAuthHeaders,
     keys: AuthKeys | null
-  ): Verdict | Effect.Effect<Verdict> => {
+  ): Verdict | Promise<Verdict> => {
     // The string to sign has X-R-AK as sent (spec 5.3: the appKey the merchant sends); the
     // merchant is found by its stored, lower-case form.
     const { appKey: sentAppKey, timestamp, keyVersion, signature } = headers
@@ -102,24 +139,20 @@ export const make = Effect.gen(function* () {
     }
     if (signature === undefined) return { ok: true, appKey }
     const text = Canonical.requestStringToSign({ ...input, appKey: sentAppKey, timestamp })
-    return Effect.flatMap(verifierOf(appKey, keyVersion, key.publicKeyPem), (verifier) =>
-      Effect.promise(
-        (): Promise<Verdict> =>
-          verifier
-            .verify(text, signature)
-            .then((valid) =>
-              valid ? { ok: true, appKey } : { ok: false, appKey, missing: false, cause: SIGNATURE_MISMATCH }
-            )
+    const verify = (verifier: NodeCrypto.NodeVerifier): Promise<Verdict> =>
+      (input.busy === true ? verifier.verifyOnThreadPool(text, signature) : verifier.verify(text, signature)).then(
+        (valid) => (valid ? { ok: true, appKey } : { ok: false, appKey, missing: false, cause: SIGNATURE_MISMATCH })
       )
-    )
+    const verifier = verifierOf(appKey, keyVersion, key.publicKeyPem)
+    return verifier instanceof Promise ? verifier.then(verify) : verify(verifier)
   }
 
   /**
-   * Production's decision on a request, whatever the environment. Plain steps, not one fiber step
-   * each: the merchant's keys come from the store's cache when it has them, and the only wait
-   * left on a valid request is the verification.
+   * Production's decision on a request, whatever the environment. No fiber step on the common
+   * path: the merchant's keys come from the store's cache when it has them, and the only wait
+   * left on a valid request is the verification's Promise.
    */
-  const judge = (input: AuthInput, nowMs: number): Effect.Effect<Verdict, SqlError> => {
+  const judge = (input: AuthInput, nowMs: number): Step.Step<Verdict, SqlError> => {
     const required = Environment.requiresSignature(
       config.environment === "sandbox" ? "production" : config.environment,
       input.body.length > 0
@@ -128,16 +161,23 @@ export const make = Effect.gen(function* () {
     if (!parsed.ok) {
       const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
       const missing = parsed.error.header === Headers.RequestHeaders.signature && parsed.error.reason === "Missing"
-      return Effect.succeed({ ok: false, appKey, missing, cause: parsed.error.message })
+      return { ok: false, appKey, missing, cause: parsed.error.message }
     }
-    return Effect.flatMap(store.authKeys(storedAppKey(parsed.headers.appKey)), (keys) => {
-      const verdict = decide(input, nowMs, parsed.headers, keys)
-      return Effect.isEffect(verdict) ? verdict : Effect.succeed(verdict)
-    })
+    const appKey = storedAppKey(parsed.headers.appKey)
+    const cached = store.cachedAuthKeys(appKey)
+    if (cached !== undefined) return decide(input, nowMs, parsed.headers, cached)
+    return Effect.flatMap(store.authKeys(appKey), (keys) => Step.toEffect(decide(input, nowMs, parsed.headers, keys)))
   }
 
-  /** Logs the likely cause of a refused signature, without the signature or any key. */
-  const explain = (input: AuthInput, verdict: Verdict & { readonly ok: false }, nowMs: number) =>
+  /**
+   * Logs the likely cause of a refused signature, without the signature or any key, and returns it
+   * (capped) for the request's event; `null` when none was worked out.
+   */
+  const explain = (
+    input: AuthInput,
+    verdict: Verdict & { readonly ok: false },
+    nowMs: number
+  ): Effect.Effect<string | null> =>
     Effect.gen(function* () {
       const likely = yield* diagnose(input, nowMs, (sentAppKey) => {
         if (!Headers.isAppKey(sentAppKey)) return Effect.succeed([])
@@ -153,10 +193,10 @@ export const make = Effect.gen(function* () {
                       Option.match({
                         onNone: () => Effect.succeed(undefined),
                         onSome: (stored) =>
-                          Effect.map(verifierOf(appKey, key.version, stored.publicKeyPem), (verifier) => ({
-                            version: key.version,
-                            verifier
-                          }))
+                          Effect.map(
+                            Effect.promise(async () => verifierOf(appKey, key.version, stored.publicKeyPem)),
+                            (verifier) => ({ version: key.version, verifier })
+                          )
                       })
                     )
                   )
@@ -164,12 +204,6 @@ export const make = Effect.gen(function* () {
             })
           )
         )
-      })
-      // For the request's `request` event (GET /dev/events, pc logs tail): the create-order handler keeps it.
-      yield* FiberRef.set(signatureNote, {
-        verdict: "invalid",
-        cause: capped(verdict.cause),
-        likelyCause: likely === undefined ? null : capped(likely)
       })
       yield* Effect.logWarning("signature check failed").pipe(
         Effect.annotateLogs({
@@ -180,55 +214,72 @@ export const make = Effect.gen(function* () {
           likelyCause: capped(likely ?? "not determined")
         })
       )
-    }).pipe(Effect.catchAllCause(() => Effect.void))
+      return likely === undefined ? null : capped(likely)
+    }).pipe(Effect.catchAllCause(() => Effect.succeed(null)))
 
   /**
-   * Authenticates a request. Fails with a signError envelope in production and gray; in sandbox
-   * succeeds whenever X-R-AK names a known merchant and reports production's verdict.
+   * Authenticates a request at `nowMs`. In production and gray a failed check is Refused with a
+   * signError; in sandbox the request is Authenticated whenever X-R-AK names a known merchant, with
+   * production's verdict beside it. Fails only with a storage SqlError.
    */
-  const authenticate = (input: AuthInput): Effect.Effect<Authenticated, ApiError | SqlError> =>
-    Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
-      Effect.flatMap(judge(input, nowMs), (verdict): Effect.Effect<Authenticated, ApiError | SqlError> => {
-        if (config.environment === "sandbox") return inSandbox(input, verdict, nowMs)
-        if (verdict.ok) return Effect.succeed({ appKey: verdict.appKey, signatureCheck: undefined })
-        return Effect.zipRight(explain(input, verdict, nowMs), Effect.fail(signError(verdict.cause)))
-      })
-    )
+  const authenticate = (input: AuthInput, nowMs: number): Step.Step<AuthResult, SqlError> =>
+    Step.andThen(judge(input, nowMs), (verdict): Step.Step<AuthResult, SqlError> => {
+      if (config.environment === "sandbox") return inSandbox(input, verdict, nowMs)
+      if (verdict.ok) {
+        return { ok: true, appKey: verdict.appKey, signatureCheck: undefined, note: VALID }
+      }
+      return Effect.map(explain(input, verdict, nowMs), (likely) => refused(signError(verdict.cause), likely))
+    })
 
   /**
    * Sandbox: X-R-AK must name a known merchant; nothing else is enforced. Even that refusal says
    * what production would have decided of the signature.
    */
-  const inSandbox = (
-    input: AuthInput,
-    verdict: Verdict,
-    nowMs: number
-  ): Effect.Effect<Authenticated, ApiError | SqlError> =>
-    Effect.gen(function* () {
-      const check: SignatureCheck = verdict.ok ? "valid" : verdict.missing ? "missing" : "invalid"
-      const checkHeader = signatureCheckHeader(check)
-      const sentAppKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
-      if (sentAppKey === undefined) {
-        return yield* signError(`missing header ${Headers.RequestHeaders.appKey}`, checkHeader)
+  const inSandbox = (input: AuthInput, verdict: Verdict, nowMs: number): Step.Step<AuthResult, SqlError> => {
+    const check: SignatureCheck = verdict.ok ? "valid" : verdict.missing ? "missing" : "invalid"
+    const checkHeader = signatureCheckHeader(check)
+    const refuse = (cause: string): Refused => refused(signError(cause, checkHeader), null)
+    const sentAppKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
+    if (sentAppKey === undefined) return refuse(`missing header ${Headers.RequestHeaders.appKey}`)
+    // Only a UUID is looked up: X-R-AK can be kilobytes of anything.
+    if (!Headers.isAppKey(sentAppKey))
+      return refuse(`malformed header ${Headers.RequestHeaders.appKey}: the appKey is a UUID`)
+    const appKey = storedAppKey(sentAppKey)
+    const exists: Step.Step<boolean, SqlError> =
+      store.cachedAuthKeys(appKey) !== undefined || store.merchantExists(appKey)
+    return Step.andThen(exists, (known): Step.Step<AuthResult, SqlError> => {
+      if (!known) return refuse(`unknown appKey ${sentAppKey}`)
+      if (verdict.ok || verdict.missing) {
+        return { ok: true, appKey, signatureCheck: check, note: { verdict: check, cause: null, likelyCause: null } }
       }
-      // Only a UUID is looked up: X-R-AK can be kilobytes of anything.
-      if (!Headers.isAppKey(sentAppKey)) {
-        return yield* signError(`malformed header ${Headers.RequestHeaders.appKey}: the appKey is a UUID`, checkHeader)
-      }
-      const appKey = storedAppKey(sentAppKey)
-      if (!(yield* store.merchantExists(appKey))) return yield* signError(`unknown appKey ${sentAppKey}`, checkHeader)
-      if (verdict.ok) return { appKey, signatureCheck: "valid" } satisfies Authenticated
-      if (verdict.missing) return { appKey, signatureCheck: "missing" } satisfies Authenticated
-      yield* explain(input, verdict, nowMs)
-      return { appKey, signatureCheck: "invalid" } satisfies Authenticated
+      return Effect.map(
+        explain(input, verdict, nowMs),
+        (likely): Authenticated => ({
+          ok: true,
+          appKey,
+          signatureCheck: "invalid",
+          note: { verdict: "invalid", cause: capped(verdict.cause), likelyCause: likely }
+        })
+      )
     })
+  }
 
   return { authenticate }
 })
 
+const VALID: SignatureNote = { verdict: "valid", cause: null, likelyCause: null }
+
+/** Authentication of merchant requests (spec 5), on the store in context. */
 export class MerchantAuth extends Context.Tag("mock-server/MerchantAuth")<
   MerchantAuth,
-  Effect.Effect.Success<typeof make>
+  {
+    /**
+     * Authenticates a request at `nowMs`: Authenticated, or Refused with the signError to answer.
+     * A step (Step.ts): plain or a Promise when the merchant's keys are cached, an Effect when they
+     * must be read.
+     */
+    readonly authenticate: (input: AuthInput, nowMs: number) => Step.Step<AuthResult, SqlError>
+  }
 >() {
   static readonly layer = Layer.effect(MerchantAuth, make)
 }

@@ -479,15 +479,14 @@ export const make = Effect.gen(function* () {
   // While the loop works (sleepingUntil is -Infinity) any change wakes it again, so that nothing
   // committed after its queries waits for the next full second. Either way the loop's timers learn
   // the new time.
-  yield* orders.onChange((dueAtMs) =>
-    Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
-      // A move's callback is due now: a claim finds it. A create falls due at its expiry, later:
-      // only the expiry timer learns of it (a move never makes the next expiry earlier).
-      if (dueAtMs <= nowMs) claimNeeded = true
-      else expiriesDueAt = Math.min(expiriesDueAt, dueAtMs)
-      return dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake.offer(undefined) : Effect.void
-    })
-  )
+  yield* orders.onChange((dueAtMs, nowMs) => {
+    // A move's callback is due now: a claim finds it. A create falls due at its expiry, later:
+    // only the expiry timer learns of it (a move never makes the next expiry earlier). Plain, not an
+    // Effect: a create calls it without a fiber, and only a wake-up needs one.
+    if (dueAtMs <= nowMs) claimNeeded = true
+    else expiriesDueAt = Math.min(expiriesDueAt, dueAtMs)
+    return dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake.offer(undefined) : undefined
+  })
 
   return {
     /** Wakes the loop: something may be due now. */

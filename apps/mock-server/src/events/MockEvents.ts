@@ -3,7 +3,7 @@
  * and `pc`: orders created and moved, delivery attempts, platform key rotations, and one `request`
  * event per request (with the signature check's verdict for create-order).
  */
-import { Context, Effect, FiberRef, Layer, PubSub, type Scope, Stream } from "effect"
+import { Context, Effect, FiberRef, Layer, PubSub, Runtime, type Scope, Stream } from "effect"
 
 /** One event; `type` says which. */
 export type MockEvent =
@@ -37,6 +37,19 @@ export type MockEvent =
 /** Events without the time, which {@link MockEvents} stamps. */
 export type MockEventInput = MockEvent extends infer E ? (E extends MockEvent ? Omit<E, "at"> : never) : never
 
+/** What the mock's event bus offers. */
+export interface MockEventBus {
+  /** Publishes an event to every current subscriber (none kept for later ones). */
+  readonly publish: (event: MockEventInput) => Effect.Effect<void>
+  /**
+   * {@link MockEvents.publish} from outside a fiber: nothing at all while nobody listens, else the
+   * publishing runs on a fiber of its own (in order with the other events published so).
+   */
+  readonly publishNow: (event: MockEventInput) => void
+  /** The events from now on, while the scope lasts; a slow reader drops its oldest unread ones. */
+  readonly subscribe: Effect.Effect<Stream.Stream<MockEvent>, never, Scope.Scope>
+}
+
 /**
  * An event bus whose published events also go to `forward` (stamped), and which can `deliver`
  * events stamped elsewhere (another replica's, see SharedEvents.ts) to its subscribers. Without
@@ -49,18 +62,30 @@ export type MockEventInput = MockEvent extends infer E ? (E extends MockEvent ? 
  * yield* bus.deliver(eventFromAnotherReplica)
  * ```
  */
-export const makeEventBus = (forward?: (event: MockEvent) => Effect.Effect<unknown>) =>
+export const makeEventBus = (
+  forward?: (event: MockEvent) => Effect.Effect<unknown>
+): Effect.Effect<
+  { readonly service: MockEventBus; readonly deliver: (event: MockEvent) => Effect.Effect<void> },
+  never,
+  Scope.Scope
+> =>
   Effect.gen(function* () {
     // Sliding: a reader that stops reading never holds memory or the publisher back.
     const hub = yield* Effect.acquireRelease(PubSub.sliding<MockEvent>(1024), PubSub.shutdown)
     // Counted before the subscription exists and after it ends: an event built for nobody is harmless.
     let subscribers = 0
     const deliver = (event: MockEvent) => Effect.asVoid(PubSub.publish(hub, event))
-    const service: MockEvents["Type"] = {
-      publish: (input) => {
-        if (subscribers === 0 && forward === undefined) return Effect.void
-        const event = { ...input, at: new Date().toISOString() } as MockEvent
-        return forward === undefined ? deliver(event) : Effect.zipRight(deliver(event), Effect.asVoid(forward(event)))
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const publish = (input: MockEventInput): Effect.Effect<void> => {
+      if (subscribers === 0 && forward === undefined) return Effect.void
+      const event = { ...input, at: new Date().toISOString() } as MockEvent
+      return forward === undefined ? deliver(event) : Effect.zipRight(deliver(event), Effect.asVoid(forward(event)))
+    }
+    const service: MockEventBus = {
+      publish,
+      publishNow: (input) => {
+        if (subscribers === 0 && forward === undefined) return
+        runFork(publish(input))
       },
       subscribe: Effect.zipRight(
         Effect.acquireRelease(
@@ -74,15 +99,7 @@ export const makeEventBus = (forward?: (event: MockEvent) => Effect.Effect<unkno
   })
 
 /** The mock's event bus: publish from anywhere, subscribe per SSE connection. */
-export class MockEvents extends Context.Tag("mock-server/MockEvents")<
-  MockEvents,
-  {
-    /** Publishes an event to every current subscriber (none kept for later ones). */
-    readonly publish: (event: MockEventInput) => Effect.Effect<void>
-    /** The events from now on, while the scope lasts; a slow reader drops its oldest unread ones. */
-    readonly subscribe: Effect.Effect<Stream.Stream<MockEvent>, never, Scope.Scope>
-  }
->() {
+export class MockEvents extends Context.Tag("mock-server/MockEvents")<MockEvents, MockEventBus>() {
   /** The bus of one process (SQLite, or a single mock): its own events only. */
   static readonly layer = Layer.scoped(
     MockEvents,
@@ -103,6 +120,20 @@ export class MockEvents extends Context.Tag("mock-server/MockEvents")<
 export const eventPublisher: Effect.Effect<(event: MockEventInput) => Effect.Effect<void>> = Effect.map(
   Effect.serviceOption(MockEvents),
   (events) => (events._tag === "Some" ? events.value.publish : () => Effect.void)
+)
+
+/**
+ * {@link MockEvents.publishNow} when the bus is in context, else a function that does nothing.
+ *
+ * @example
+ * ```ts
+ * const publishNow = yield* eventPublisherNow
+ * publishNow({ type: "order.created", orderSn, appKey })
+ * ```
+ */
+export const eventPublisherNow: Effect.Effect<(event: MockEventInput) => void> = Effect.map(
+  Effect.serviceOption(MockEvents),
+  (events) => (events._tag === "Some" ? events.value.publishNow : () => {})
 )
 
 /** What a create-order's signature check decided, for the request's `request` event. */

@@ -14,10 +14,11 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Headers } from "@pc/core"
-import { Cause, Clock, Effect, FiberRef, HashMap, Option } from "effect"
+import { Cause, Clock, Context, Effect, FiberRef, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MockApi } from "../api/MockApi.js"
-import { capped, describeDefect } from "../log/LogText.js"
+import { describeDefect } from "../log/LogText.js"
+import { loggerOf, recordRequest } from "../log/RequestLog.js"
 import { type MockEventInput, signatureNote } from "../events/MockEvents.js"
 import { rawBody } from "./Body.js"
 import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
@@ -146,59 +147,39 @@ export const answerFailure =
   }
 
 /**
- * What ends every request, whichever path served it: its log line, its `request` event (with the
- * signature check's note, for create-order) and the `X-Request-Id` header on its response.
+ * What ends every request the HttpApi app serves: its log line and `request` event (with the
+ * signature check's note, for create-order), recorded as the fast path records them
+ * (log/RequestLog.ts), and the `X-Request-Id` header on its response.
  *
  * @example
  * ```ts
- * const answered = yield* finishRequest({ publish, requestId, method, path, started, response })
+ * const answered = yield* finishRequest({ publishNow, requestId, method, path, started, response })
  * ```
  */
 export const finishRequest = (options: {
-  readonly publish: (event: MockEventInput) => Effect.Effect<void>
+  readonly publishNow: (event: MockEventInput) => void
   readonly requestId: string
   readonly method: string
   readonly path: string
   /** When the request arrived, from `Clock.currentTimeMillis`. */
   readonly started: number
   readonly response: HttpServerResponse.HttpServerResponse
-}): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  const { requestId, response } = options
-  const method = capped(options.method)
-  const path = capped(options.path)
-  // A chain rather than a generator: this ends every request. The line's annotations are set on the
-  // fiber and put back after, not through Effect.annotateLogs, whose scoped FiberRef change cost
-  // more than the rest of this function (issue 12).
-  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const durationMs = now - options.started
-    return Effect.flatMap(FiberRef.get(FiberRef.currentLogAnnotations), (before) =>
-      FiberRef.set(
-        FiberRef.currentLogAnnotations,
-        HashMap.set(
-          HashMap.set(HashMap.set(HashMap.set(before, "method", method), "path", path), "status", response.status),
-          "durationMs",
-          durationMs
-        )
-      ).pipe(
-        Effect.zipRight(Effect.logInfo("request")),
-        Effect.zipRight(FiberRef.set(FiberRef.currentLogAnnotations, before)),
-        Effect.zipRight(FiberRef.getAndSet(signatureNote, undefined)),
-        Effect.flatMap((signature) =>
-          options.publish({
-            type: "request",
-            requestId,
-            method,
-            path,
-            status: response.status,
-            durationMs,
-            ...(signature === undefined ? {} : { signature })
-          })
-        ),
-        Effect.as(HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId))
-      )
-    )
-  })
-}
+}): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.flatMap(FiberRef.getAndSet(signatureNote, undefined), (signature) =>
+    Effect.withFiberRuntime((fiber) => {
+      const { requestId, response } = options
+      const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+      recordRequest(loggerOf(fiber.getFiberRefs()), options.publishNow, {
+        requestId,
+        method: options.method,
+        path: options.path,
+        status: response.status,
+        durationMs: now - options.started,
+        signature
+      })
+      return Effect.succeed(HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId))
+    })
+  )
 
 /**
  * The served app: `app` (the `HttpApiBuilder` app of {@link MockApi}) inside the envelope rules above.
@@ -214,7 +195,7 @@ export const wrapApp = <R>(
     readonly bodyLimitBytes: number
     readonly devAccess?: DevAccessPolicy
     /** Where the `request` event of each request goes (`/dev/events`). */
-    readonly publish: (event: MockEventInput) => Effect.Effect<void>
+    readonly publishNow: (event: MockEventInput) => void
   }
 ): HttpApp.Default<never, R> => {
   const resolve = makeResolver(routeTable())
@@ -255,7 +236,7 @@ export const wrapApp = <R>(
               )
       const response = yield* handled.pipe(Effect.catchAllCause(answerFailure(request.method, path, requestId)))
       return yield* finishRequest({
-        publish: options.publish,
+        publishNow: options.publishNow,
         requestId,
         method: request.method,
         path,

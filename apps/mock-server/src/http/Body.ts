@@ -27,8 +27,7 @@ export const rawBody = (limit: number): Effect.Effect<Uint8Array, ApiError, Http
   )
 
 /**
- * {@link rawBody} of Node's own request: what the HttpApi route and the create-order fast path
- * (CreateOrderFastPath.ts) both read a body with.
+ * {@link rawBody} of Node's own request: what the HttpApi routes read a body with.
  *
  * @example
  * ```ts
@@ -36,45 +35,66 @@ export const rawBody = (limit: number): Effect.Effect<Uint8Array, ApiError, Http
  * ```
  */
 export const rawBodyOf = (source: IncomingMessage, limit: number): Effect.Effect<Uint8Array, ApiError> =>
-  Effect.suspend(() => {
-    const declared = source.headers["content-length"]
-    if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) {
-      return Effect.fail(tooLarge(limit))
-    }
-    return Effect.async<Uint8Array, ApiError>((resume) => {
-      const chunks: Array<Uint8Array> = []
-      let size = 0
-      const detach = () => {
-        source.off("data", onData)
-        source.off("end", onEnd)
-        source.off("error", onError)
-      }
-      const onData = (chunk: Uint8Array) => {
-        size += chunk.length
-        if (size > limit) {
-          detach()
-          // Drain the rest unkept; an error while draining (client gone) is nobody's concern now.
-          source.on("error", () => {})
-          source.resume()
-          resume(Effect.fail(tooLarge(limit)))
-          return
-        }
-        chunks.push(chunk)
-      }
-      const onEnd = () => {
-        detach()
-        resume(Effect.succeed(concat(chunks, size)))
-      }
-      const onError = () => {
-        detach()
-        resume(Effect.fail(paramError("the request body could not be read")))
-      }
-      source.on("data", onData)
-      source.on("end", onEnd)
-      source.on("error", onError)
-      return Effect.sync(detach)
-    })
+  Effect.async<Uint8Array, ApiError>((resume) => {
+    const detach = readBody(source, limit, (read) =>
+      resume(read instanceof ApiError ? Effect.fail(read) : Effect.succeed(read))
+    )
+    return Effect.sync(detach)
   })
+
+/**
+ * Reads the raw body of Node's request within `limit` bytes and calls `done` once with the bytes or
+ * the refusal (payloadTooLarge, or paramError when the body cannot be read). Over the limit the
+ * rest is drained and discarded. Returns what stops listening (the reader went away). The
+ * create-order fast path reads with it directly, {@link rawBodyOf} through an Effect.
+ *
+ * @example
+ * ```ts
+ * readBody(request, 65536, (read) => (read instanceof ApiError ? refuse(read) : serve(read)))
+ * ```
+ */
+export const readBody = (
+  source: IncomingMessage,
+  limit: number,
+  done: (read: Uint8Array | ApiError) => void
+): (() => void) => {
+  const declared = source.headers["content-length"]
+  if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) {
+    done(tooLarge(limit))
+    return () => {}
+  }
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  const detach = () => {
+    source.off("data", onData)
+    source.off("end", onEnd)
+    source.off("error", onError)
+  }
+  const onData = (chunk: Uint8Array) => {
+    size += chunk.length
+    if (size > limit) {
+      detach()
+      // Drain the rest unkept; an error while draining (client gone) is nobody's concern now.
+      source.on("error", () => {})
+      source.resume()
+      done(tooLarge(limit))
+      return
+    }
+    chunks.push(chunk)
+  }
+  const onEnd = () => {
+    detach()
+    done(concat(chunks, size))
+  }
+  const onError = () => {
+    detach()
+    done(paramError("the request body could not be read"))
+  }
+  source.on("data", onData)
+  source.on("end", onEnd)
+  source.on("error", onError)
+  return detach
+}
 
 const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
   if (chunks.length === 1) return chunks[0]!

@@ -13,6 +13,17 @@ export class ApiError extends Data.TaggedError("ApiError")<{
   readonly headers?: Readonly<Record<string, string>>
 }> {}
 
+/**
+ * The envelope's JSON text: what every response body is, whichever path writes it.
+ *
+ * @example
+ * ```ts
+ * envelopeJson("SUCCESS", null, { orderSn }) // '{"code":"SUCCESS","msg":null,"data":{"orderSn":...}}'
+ * ```
+ */
+export const envelopeJson = (code: ErrorCode.ResultCode, msg: string | null, data: unknown): string =>
+  JSON.stringify({ code, msg, data })
+
 /** An envelope response with the status of its code. */
 export const envelope = (
   code: ErrorCode.ResultCode,
@@ -20,10 +31,11 @@ export const envelope = (
   data: unknown,
   headers?: Readonly<Record<string, string>>
 ): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(
-    { code, msg, data },
-    headers === undefined ? { status: ErrorCode.httpStatus(code) } : { status: ErrorCode.httpStatus(code), headers }
-  )
+  HttpServerResponse.text(envelopeJson(code, msg, data), {
+    status: ErrorCode.httpStatus(code),
+    contentType: "application/json",
+    ...(headers === undefined ? {} : { headers })
+  })
 
 /** The success envelope. */
 export const ok = (data: unknown, headers?: Readonly<Record<string, string>>) =>

@@ -4,15 +4,17 @@
  */
 import { Money } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import { Clock, Context, Effect, Either, Layer, Schema } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
-import { eventPublisher } from "../events/MockEvents.js"
+import { eventPublisher, eventPublisherNow } from "../events/MockEvents.js"
 import { paramErrorOf } from "../http/DecodeBody.js"
 import { ApiError, notFound, paramError } from "../http/Envelope.js"
+import type * as Step from "../http/Step.js"
 import { isoDay } from "../IsoTime.js"
-import type { OrderRecord } from "../store/OrderStore.js"
-import type { Conflict } from "../store/StoreError.js"
+import type { CreatedOrder, OrderDraft, OrderRecord } from "../store/OrderStore.js"
+import { Conflict } from "../store/StoreError.js"
 import { Store } from "../store/Store.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
@@ -75,70 +77,93 @@ const orderSnFor = (nowMs: number): string => {
   return `PC${day}${random}`
 }
 
+/** What a create-order answers, and whether it made a new order (or found its idempotent twin). */
+export interface CreateAnswer {
+  readonly created: boolean
+  readonly result: Wire.CreateOrderResult
+}
+
+/**
+ * Hears of every committed create and move, with when the new work falls due and the time of the
+ * change; returns what it must still do (wake a sleeping loop) as an Effect, or `undefined`.
+ */
+export type ChangeListener = (dueAtMs: number, nowMs: number) => Effect.Effect<unknown> | undefined
+
 export const make = Effect.gen(function* () {
   const config = yield* MockConfig
   const store = yield* Store
   const publicUrl = yield* PublicUrl
   const publish = yield* eventPublisher
+  const publishNow = yield* eventPublisherNow
+  const runFork = Runtime.runFork(yield* Effect.runtime<never>())
   // Replaced whole on each onChange, never mutated: a create reads it without a fiber step.
-  let listeners: ReadonlyArray<(dueAtMs: number) => Effect.Effect<void>> = []
+  let listeners: ReadonlyArray<ChangeListener> = []
 
-  /** Tells the listeners that something falls due at `dueAtMs` (an expiry, or a callback now). */
-  const changed = (dueAtMs: number): Effect.Effect<void> => {
-    const all = listeners
-    if (all.length === 0) return Effect.void
-    if (all.length === 1) return all[0]!(dueAtMs)
-    return Effect.all(
-      all.map((listener) => listener(dueAtMs)),
-      { discard: true }
-    )
+  /** Tells the listeners that something falls due at `dueAtMs`; what they must still do, if anything. */
+  const changed = (dueAtMs: number, nowMs: number): Effect.Effect<void> | undefined => {
+    const pending: Array<Effect.Effect<unknown>> = []
+    for (const listener of listeners) {
+      const work = listener(dueAtMs, nowMs)
+      if (work !== undefined) pending.push(work)
+    }
+    return pending.length === 0 ? undefined : Effect.all(pending, { discard: true })
   }
 
-  const duplicate = (request: ValidOrderRequest) => (conflict: Conflict) =>
-    Effect.fail(
-      new ApiError({
-        code: "duplicateOrder",
-        msg: `orderId ${request.orderId} was already used for ${conflict.existing.amount} ${conflict.existing.currency} (order ${conflict.existing.orderSn})`
-      })
-    )
+  const duplicate = (request: ValidOrderRequest, conflict: Conflict) =>
+    new ApiError({
+      code: "duplicateOrder",
+      msg: `orderId ${request.orderId} was already used for ${conflict.existing.amount} ${conflict.existing.currency} (order ${conflict.existing.orderSn})`
+    })
 
   /**
-   * Creates the order (or finds its idempotent twin) at `nowMs`. A chain of few steps rather than a
-   * generator: this runs on every create-order request.
+   * The answer to a create whose order is stored. A new order has a time to live, so the
+   * dispatcher's expiry schedule hears of it; what that and the `order.created` event still need
+   * runs on its own fiber, so the answer waits for neither.
    */
-  const create = (appKey: string, request: ValidOrderRequest, nowMs: number) =>
-    store
-      .createOrder({
-        orderSn: () => orderSnFor(nowMs),
-        appKey,
-        outerOrder: request.orderId,
-        amount: request.amount,
-        currency: request.currency,
-        nowMs,
-        expiresAtMs: nowMs + config.orderTtlMs
-      })
-      .pipe(
-        Effect.catchTag("Conflict", duplicate(request)),
-        Effect.flatMap(({ order, created }) => {
-          const answer = {
-            created,
-            result: {
-              orderSn: order.orderSn,
-              outerOrder: order.outerOrder,
-              h5Url: `${publicUrl}/h5/checkout/${encodeURIComponent(order.orderSn)}`
-            } satisfies Wire.CreateOrderResult
-          }
-          if (!created) return Effect.succeed(answer)
-          // A new order has a time to live: the dispatcher's expiry schedule must hear of it.
-          return Effect.as(
-            Effect.zipRight(
-              changed(order.expiresAtMs),
-              publish({ type: "order.created", orderSn: order.orderSn, appKey })
-            ),
-            answer
-          )
-        })
-      )
+  const answered = ({ order, created }: CreatedOrder, nowMs: number): CreateAnswer => {
+    if (created) {
+      const wake = changed(order.expiresAtMs, nowMs)
+      if (wake !== undefined) runFork(wake)
+      publishNow({ type: "order.created", orderSn: order.orderSn, appKey: order.appKey })
+    }
+    return {
+      created,
+      result: {
+        orderSn: order.orderSn,
+        outerOrder: order.outerOrder,
+        h5Url: `${publicUrl}/h5/checkout/${encodeURIComponent(order.orderSn)}`
+      }
+    }
+  }
+
+  /**
+   * Creates the order (or finds its idempotent twin) at `nowMs`. A step (Step.ts): on SQLite's
+   * direct path it is done at once, without a fiber step; otherwise it is the store's Effect.
+   * Refused with duplicateOrder when the orderId was used for another amount or currency.
+   */
+  const create = (appKey: string, request: ValidOrderRequest, nowMs: number): Step.Step<CreateAnswer, SqlError> => {
+    const draft: OrderDraft = {
+      orderSn: () => orderSnFor(nowMs),
+      appKey,
+      outerOrder: request.orderId,
+      amount: request.amount,
+      currency: request.currency,
+      nowMs,
+      expiresAtMs: nowMs + config.orderTtlMs
+    }
+    let now: CreatedOrder | Conflict | undefined
+    try {
+      now = store.createOrderNow(draft)
+    } catch (error) {
+      return Effect.fail(error as SqlError)
+    }
+    if (now instanceof Conflict) return duplicate(request, now)
+    if (now !== undefined) return answered(now, nowMs)
+    return store.createOrder(draft).pipe(
+      Effect.catchTag("Conflict", (conflict) => Effect.fail(duplicate(request, conflict))),
+      Effect.map((stored) => answered(stored, nowMs))
+    )
+  }
 
   const move = (orderSn: string, to: "PAID" | "FAILED" | "EXPIRED") =>
     Effect.gen(function* () {
@@ -161,7 +186,8 @@ export const make = Effect.gen(function* () {
               Effect.fail(paramError(`order ${orderSn} is already ${e.status}; final states do not move`))
           })
         )
-      yield* changed(nowMs)
+      const wake = changed(nowMs, nowMs)
+      if (wake !== undefined) yield* wake
       yield* publish({ type: "order.moved", orderSn, status: to })
       return order
     })
@@ -170,7 +196,7 @@ export const make = Effect.gen(function* () {
     create,
     move,
     /** Runs `listener` after every committed create and move, with when the new work falls due. */
-    onChange: (listener: (dueAtMs: number) => Effect.Effect<void>) =>
+    onChange: (listener: ChangeListener) =>
       Effect.sync(() => {
         listeners = [...listeners, listener]
       })

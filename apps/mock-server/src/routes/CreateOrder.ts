@@ -4,10 +4,14 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import { MockApi } from "../api/MockApi.js"
-import { ok } from "../http/Envelope.js"
+import { MockConfig } from "../Config.js"
+import { signatureNote } from "../events/MockEvents.js"
+import { rawBodyOf } from "../http/Body.js"
+import { ApiError, ok } from "../http/Envelope.js"
 import { servedAs } from "../http/Served.js"
+import * as Step from "../http/Step.js"
 import {
   type CommonWireError,
   type DuplicateOrder,
@@ -21,14 +25,21 @@ import { CreateOrderFlow } from "./CreateOrderFlow.js"
 export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handlers) =>
   Effect.gen(function* () {
     const flow = yield* CreateOrderFlow
-    // handleRaw: the signature covers the exact bytes sent, so the body is read by the flow, raw,
-    // and never decoded (and re-encoded) by the framework first.
-    return handlers.handleRaw("createOrder", ({ request }) =>
-      servedAs<CommonWireError | SignError | DuplicateOrder | RateLimited>()(
-        Effect.map(flow.create({ source: NodeHttpServerRequest.toIncomingMessage(request), withHeaders }), (result) =>
-          ok(result)
+    const config = yield* MockConfig
+    // handleRaw: the signature covers the exact bytes sent, so the body is read raw and never
+    // decoded (and re-encoded) by the framework first.
+    return handlers.handleRaw("createOrder", ({ request }) => {
+      const source = NodeHttpServerRequest.toIncomingMessage(request)
+      const answered = Effect.flatMap(rawBodyOf(source, config.bodyLimitBytes), (bytes) =>
+        Effect.flatMap(Step.toEffect(flow.create({ source, bytes })), (outcome) =>
+          Effect.zipRight(
+            // The note is for the request's event (App.ts's finishRequest reads it).
+            Effect.zipRight(FiberRef.set(signatureNote, outcome.note), withHeaders(outcome.headers)),
+            outcome.answer instanceof ApiError ? Effect.fail(outcome.answer) : Effect.succeed(ok(outcome.answer))
+          )
         )
       )
-    )
+      return servedAs<CommonWireError | SignError | DuplicateOrder | RateLimited>()(answered)
+    })
   })
 )

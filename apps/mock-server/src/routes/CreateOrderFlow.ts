@@ -1,19 +1,22 @@
 /**
- * What `POST /openapi/v2/order/create` does with a request (spec 4.2), whatever serves it: raw body
- * within the limit, the signature check of the environment, media type, rate limit, validation,
- * idempotent creation. The HttpApi route (CreateOrder.ts) and the fast path for the same route
- * (http/CreateOrderFastPath.ts) both run this one service, so they cannot answer differently.
+ * What `POST /openapi/v2/order/create` does with a request's raw body (spec 4.2), whatever serves
+ * it: the signature check of the environment, media type, rate limit, validation, idempotent
+ * creation. The HttpApi route (CreateOrder.ts) and the fast path for the same route
+ * (http/CreateOrderFastPath.ts) both run this one service, so they cannot answer differently. It is
+ * written in steps (http/Step.ts): on SQLite with the merchant's keys cached, a create runs without
+ * a fiber, its only wait the signature's verification.
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Wire from "@pc/core/Wire"
-import { Clock, Context, Effect, Either, FiberRef, Layer } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import type { IncomingMessage } from "node:http"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../Config.js"
-import { type SignatureNote, signatureNote } from "../events/MockEvents.js"
-import { jsonMediaTypeRefusal, jsonObjectOf, rawBodyOf, utf8Text } from "../http/Body.js"
+import type { SignatureNote } from "../events/MockEvents.js"
+import { jsonMediaTypeRefusal, jsonObjectOf, utf8Text } from "../http/Body.js"
 import { ApiError, paramError } from "../http/Envelope.js"
 import { isNumberText, objectMembers } from "../http/Json.js"
+import * as Step from "../http/Step.js"
 import { makeRateLimiter } from "../http/RateLimit.js"
 import { Orders, type ValidOrderRequest, validate } from "../orders/Orders.js"
 
@@ -31,26 +34,32 @@ const orderFields = (text: string, parsed: Record<string, unknown>): Record<stri
     : parsed
 }
 
-/** One create-order request as it arrived: Node's request (its headers, its unread body). */
+/** One create-order request as it arrived: Node's request (its headers) and its raw body. */
 export interface CreateOrderInput {
   readonly source: IncomingMessage
-  /**
-   * Puts headers on whatever response this request ends with, success or error (the sandbox's
-   * `X-R-Signature-Check`); each server path has its own way to do that.
-   */
-  readonly withHeaders: (headers: Readonly<Record<string, string>>) => Effect.Effect<void>
+  /** The body's exact bytes, read within the limit (the signature covers them). */
+  readonly bytes: Uint8Array
+  /** Other requests are waiting: the signature's verification leaves the event loop (see AuthInput). */
+  readonly busy?: boolean
+}
+
+/** How a create-order request ends: the answer, and what the response and its event carry beside it. */
+export interface CreateOrderOutcome {
+  /** The order's result, or the refusal to answer with (its envelope and status). */
+  readonly answer: Wire.CreateOrderResult | ApiError
+  /** Headers for the response, whatever the answer (the sandbox's `X-R-Signature-Check`). */
+  readonly headers: Readonly<Record<string, string>> | undefined
+  /** What the signature check decided, for the request's `request` event; none when it did not run. */
+  readonly note: SignatureNote | undefined
 }
 
 const make = Effect.gen(function* () {
   const config = yield* MockConfig
   const auth = yield* MerchantAuth
   const orders = yield* Orders
+  const clock = yield* Effect.clock
   // One limiter for the route, whichever path serves a request.
   const rateLimit = makeRateLimiter(config.rateLimitPerMinute)
-
-  /** What production would decide of the signature, for the request's `request` event. */
-  const noteVerdict = (verdict: SignatureNote["verdict"], cause: string | null) =>
-    FiberRef.update(signatureNote, (note) => ({ verdict, cause, likelyCause: note?.likelyCause ?? null }))
 
   /**
    * The checks after authentication, in the contract's order (media type, rate limit, JSON,
@@ -76,38 +85,27 @@ const make = Effect.gen(function* () {
     return Either.getOrElse(validate(fields), (refused) => refused)
   }
 
-  /**
-   * One step per wait (the body, the signature's verification, the insert) and plain functions in
-   * between: a fiber step each for what is pure cost most of a create's CPU (issue 12's profile).
-   */
-  const create = ({
-    source,
-    withHeaders
-  }: CreateOrderInput): Effect.Effect<Wire.CreateOrderResult, ApiError | SqlError> =>
-    // Raw: the signature covers the exact bytes sent, so they are never decoded (and re-encoded) first.
-    Effect.flatMap(rawBodyOf(source, config.bodyLimitBytes), (bytes) => {
-      const body = utf8Text(bytes)
-      if (body instanceof ApiError) return Effect.fail(body)
-      // Authentication first, so that in sandbox every later answer (415 included) can say what
-      // production would have decided of the signature.
-      return auth.authenticate({ method: "POST", path: Wire.CREATE_ORDER_PATH, headers: source.headers, body }).pipe(
-        Effect.tapError((error) =>
-          error._tag === "ApiError" && error.code === "signError" ? noteVerdict("refused", error.msg) : Effect.void
-        ),
-        Effect.flatMap((authenticated) => {
-          const noted = noteVerdict(authenticated.signatureCheck ?? "valid", null)
-          const ready =
-            authenticated.signatureCheck === undefined
-              ? noted
-              : Effect.zipRight(noted, withHeaders(signatureCheckHeader(authenticated.signatureCheck)))
-          return Effect.flatMap(Effect.zipRight(ready, Clock.currentTimeMillis), (nowMs) => {
-            const order = checked(source, bytes, body, authenticated.appKey, nowMs)
-            if (order instanceof ApiError) return Effect.fail(order)
-            return Effect.map(orders.create(authenticated.appKey, order, nowMs), ({ result }) => result)
-          })
-        })
+  const create = ({ source, bytes, busy }: CreateOrderInput): Step.Step<CreateOrderOutcome, SqlError> => {
+    const body = utf8Text(bytes)
+    if (body instanceof ApiError) return { answer: body, headers: undefined, note: undefined }
+    // Authentication first, so that in sandbox every later answer (415 included) can say what
+    // production would have decided of the signature.
+    const input = { method: "POST", path: Wire.CREATE_ORDER_PATH, headers: source.headers, body, busy: busy === true }
+    return Step.andThen(auth.authenticate(input, clock.unsafeCurrentTimeMillis()), (authenticated) => {
+      if (!authenticated.ok) return { answer: authenticated.error, headers: undefined, note: authenticated.note }
+      const { note } = authenticated
+      const headers =
+        authenticated.signatureCheck === undefined ? undefined : signatureCheckHeader(authenticated.signatureCheck)
+      const nowMs = clock.unsafeCurrentTimeMillis()
+      const order = checked(source, bytes, body, authenticated.appKey, nowMs)
+      if (order instanceof ApiError) return { answer: order, headers, note }
+      return Step.match(
+        orders.create(authenticated.appKey, order, nowMs),
+        (created): CreateOrderOutcome => ({ answer: created.result, headers, note }),
+        (refused): CreateOrderOutcome => ({ answer: refused, headers, note })
       )
     })
+  }
 
   return { create }
 })
@@ -117,11 +115,12 @@ export class CreateOrderFlow extends Context.Tag("mock-server/CreateOrderFlow")<
   CreateOrderFlow,
   {
     /**
-     * Creates the order of one request (or finds its idempotent twin). Fails with the envelope's
-     * ApiError (payloadTooLarge, paramError, signError, unsupportedMediaType, rateLimited,
-     * duplicateOrder) or a storage SqlError.
+     * Answers one create-order request whose body was read: the order (new, or its idempotent
+     * twin), or the refusal (paramError, signError, unsupportedMediaType, rateLimited,
+     * duplicateOrder) as the outcome's answer. A step (http/Step.ts) that fails only with a storage
+     * SqlError.
      */
-    readonly create: (input: CreateOrderInput) => Effect.Effect<Wire.CreateOrderResult, ApiError | SqlError>
+    readonly create: (input: CreateOrderInput) => Step.Step<CreateOrderOutcome, SqlError>
   }
 >() {
   static readonly layer = Layer.effect(CreateOrderFlow, make)

@@ -96,6 +96,12 @@ export interface MerchantStore {
    */
   readonly authKeys: (appKey: string) => Effect.Effect<AuthKeys | null, SqlError>
 
+  /**
+   * {@link MerchantStore.authKeys} when this process has them cached, without a fiber step;
+   * `undefined` when they must be read (never cached on a shared database).
+   */
+  readonly cachedAuthKeys: (appKey: string) => AuthKeys | undefined
+
   /** Whether a merchant with this appKey exists (cached like {@link MerchantStore.merchantKey}). */
   readonly merchantExists: (appKey: string) => Effect.Effect<boolean, SqlError>
 
@@ -268,6 +274,8 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
         }).pipe(forget(appKey)),
 
       authKeys: authOf,
+
+      cachedAuthKeys: (appKey) => authCache.get(appKey),
 
       merchantKey: (appKey, version) => Effect.map(authOf(appKey), (keys) => Option.fromNullable(keys?.get(version))),
 

@@ -1,0 +1,106 @@
+/**
+ * A step of request work that is done at once when it can be and waits only when it must: a plain
+ * value, a plain {@link ApiError} (the request is refused), a Promise of a step (a signature's
+ * verification), or an Effect (storage that is not in this process's hands: PostgreSQL, a cache
+ * miss, a transaction in progress). The create-order flow is written once in steps; the HttpApi
+ * route runs it as an Effect ({@link toEffect}), and the create-order fast path runs it without a
+ * fiber when every step is plain or a Promise ({@link run}), which is the common case on SQLite: a
+ * fiber per request, and a fiber step per check, were most of a signed create's CPU (issue 12).
+ */
+import { Effect, Exit, type Fiber } from "effect"
+import { ApiError } from "./Envelope.js"
+
+/** A value now, a refusal now, or either later (see the module's comment). `A` is a plain value. */
+export type Step<A, E = never> = A | ApiError | Promise<Step<A, E>> | Effect.Effect<A, ApiError | E>
+
+const isPromise = (step: unknown): step is Promise<unknown> => step instanceof Promise
+
+/**
+ * Continues `step` with `onSuccess`, or with `onFailure` when it is refused (an ApiError, now or
+ * later); an Effect's other failures (a storage SqlError) pass through untouched.
+ *
+ * @example
+ * ```ts
+ * const answer = Step.match(orders.create(appKey, order, nowMs), (created) => created.result, (refused) => refused)
+ * ```
+ */
+export const match = <A, B, E, E2 = never>(
+  step: Step<A, E>,
+  onSuccess: (value: A) => Step<B, E2>,
+  onFailure: (refused: ApiError) => Step<B, E2>
+): Step<B, E | E2> => {
+  // First: an ApiError is a YieldableError, and so an Effect too.
+  if (step instanceof ApiError) return onFailure(step)
+  if (isPromise(step)) return step.then((inner) => match(inner, onSuccess, onFailure))
+  if (Effect.isEffect(step)) {
+    return Effect.matchEffect(step as Effect.Effect<A, ApiError | E>, {
+      onSuccess: (value) => toEffect<B, E | E2>(onSuccess(value)),
+      onFailure: (error) =>
+        error instanceof ApiError ? toEffect<B, E | E2>(onFailure(error)) : Effect.fail(error as E | E2)
+    })
+  }
+  return onSuccess(step as A)
+}
+
+/**
+ * Continues `step` with `f` when it succeeds; a refusal stays one.
+ *
+ * @example
+ * ```ts
+ * const result = Step.andThen(orders.create(appKey, order, nowMs), (created) => created.result)
+ * ```
+ */
+export const andThen = <A, B, E, E2 = never>(step: Step<A, E>, f: (value: A) => Step<B, E2>): Step<B, E | E2> =>
+  match(step, f, (refused) => refused)
+
+/**
+ * The step as an Effect: what the HttpApi route runs.
+ *
+ * @example
+ * ```ts
+ * const result = yield* Step.toEffect(flow.create({ source, bytes }))
+ * ```
+ */
+export const toEffect = <A, E>(step: Step<A, E>): Effect.Effect<A, ApiError | E> => {
+  if (step instanceof ApiError) return Effect.fail(step)
+  if (isPromise(step))
+    return Effect.flatMap(
+      Effect.promise(() => step),
+      toEffect
+    )
+  if (Effect.isEffect(step)) return step as Effect.Effect<A, ApiError | E>
+  return Effect.succeed(step as A)
+}
+
+/**
+ * Runs the step to its end and calls `done` once with how it ended: at once for a plain step, after
+ * the Promise for a Promise, and on a fiber forked by `runFork` only for an Effect. A rejected
+ * Promise ends as a defect.
+ *
+ * @example
+ * ```ts
+ * Step.run(flow.create({ source, bytes }), Runtime.runFork(runtime), (exit) => answer(exit))
+ * ```
+ */
+export const run = <A, E>(
+  step: Step<A, E>,
+  runFork: (effect: Effect.Effect<A, ApiError | E>) => Fiber.RuntimeFiber<A, ApiError | E>,
+  done: (exit: Exit.Exit<A, ApiError | E>) => void
+): void => {
+  if (step instanceof ApiError) {
+    done(Exit.fail(step))
+    return
+  }
+  if (isPromise(step)) {
+    step.then(
+      (inner) => run(inner, runFork, done),
+      (defect: unknown) => done(Exit.die(defect))
+    )
+    return
+  }
+  if (Effect.isEffect(step)) {
+    runFork(step as Effect.Effect<A, ApiError | E>).addObserver(done)
+    return
+  }
+  done(Exit.succeed(step as A))
+}

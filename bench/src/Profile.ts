@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { signOrders } from "./Orders.js"
+import { signOrders, withBadSignatures } from "./Orders.js"
 import { freePort, mockArgs, startServer } from "./Servers.js"
 import { ensureWrk, runLoad, writeScript } from "./Wrk.js"
 
@@ -107,7 +107,10 @@ const main = async () => {
   const seconds = Number(process.argv[2] ?? 15)
   const dir = mkdtempSync(join(tmpdir(), "pc-profile-"))
   try {
-    const script = writeScript(dir, signOrders(1_000, `profile-${Date.now()}`))
+    // PC_PROFILE_BAD_EVERY=n: every n-th signature broken (1: all refused), to profile the refusals.
+    const orders = signOrders(1_000, `profile-${Date.now()}`)
+    const badEvery = Number(process.env.PC_PROFILE_BAD_EVERY ?? 0)
+    const script = writeScript(dir, badEvery > 0 ? withBadSignatures(orders, badEvery) : orders)
     const port = await freePort()
     const file = join(dir, "mock.cpuprofile")
     process.env.PC_BENCH_PROFILE = file
@@ -119,9 +122,10 @@ const main = async () => {
       readyPath: "/healthz",
       ready: (status) => status === 200
     })
-    await runLoad(mock, script, { connections: 32, seconds: 2 })
+    const refusedShare = badEvery > 0 ? 1 / badEvery : 0
+    await runLoad(mock, script, { connections: 32, seconds: 2, refusedShare })
     process.kill(mock.pid, "SIGUSR2")
-    const result = await runLoad(mock, script, { connections: Number(process.argv[4] ?? 32), seconds })
+    const result = await runLoad(mock, script, { connections: Number(process.argv[4] ?? 32), seconds, refusedShare })
     process.kill(mock.pid, "SIGUSR2")
     for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100))

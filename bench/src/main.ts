@@ -38,6 +38,7 @@ const wanted = (suite: string) => only === undefined || only.includes(suite)
 const size = smoke
   ? {
       pool: 40,
+      newOrders: 40,
       rounds: 1,
       seconds: 1,
       oneSeconds: 1,
@@ -58,6 +59,7 @@ const size = smoke
     }
   : {
       pool: 1_200,
+      newOrders: 4_000,
       rounds: 3,
       seconds: 3,
       oneSeconds: 2,
@@ -99,6 +101,9 @@ try {
   const script = needsPool ? writeScript(work, pool) : ""
   // The hostile run's requests: the same orders, every 20th signature broken.
   const badScript = needsPool ? writeScript(work, withBadSignatures(pool, Math.round(1 / BAD_SHARE))) : ""
+  // Orders for one run alone (throughput's new orders): more than a second at 32 connections sends.
+  const newOrders = wanted("throughput") ? signOrders(size.newOrders, `new-${Date.now()}`) : []
+  const newOrdersScript = newOrders.length > 0 ? writeScript(work, newOrders) : ""
   const run = async (name: string, suite: () => Promise<SuiteResult>) => {
     if (!wanted(name)) return
     const t = performance.now()
@@ -134,6 +139,8 @@ try {
       dir: work,
       script,
       badScript,
+      newOrdersScript,
+      newOrders: newOrders.length,
       rounds: size.rounds,
       seconds: size.seconds,
       oneConnectionSeconds: size.oneSeconds,

@@ -3,7 +3,7 @@ import { NodeCrypto } from "../src/index.js"
 import { WebCrypto } from "@pc/crypto-web"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { keyOf, vectors } from "@pc/crypto-conformance"
+import { editedSignature, keyOf, vectors } from "@pc/crypto-conformance"
 
 const providers: ReadonlyArray<readonly [string, Crypto.CryptoProvider]> = [
   ["node", NodeCrypto],
@@ -58,16 +58,8 @@ describe("cross-adapter: the same signature texts are accepted", () => {
     const key = keyOf(v.key)
     const node = await NodeCrypto.importPublicKey(key.publicSpkiPem)
     const web = await WebCrypto.importPublicKey(key.publicSpkiPem)
-    const alphabet = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_% \n"]
-    const edit = fc.record({
-      at: fc.nat({ max: v.signature.length }),
-      remove: fc.nat({ max: 3 }),
-      insert: fc.array(fc.constantFrom(...alphabet), { maxLength: 3 })
-    })
     await fc.assert(
-      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 3 }), async (edits) => {
-        let text = v.signature
-        for (const e of edits) text = text.slice(0, e.at) + e.insert.join("") + text.slice(e.at + e.remove)
+      fc.asyncProperty(editedSignature(v.signature, 1), async (text) => {
         const [a, b] = await Promise.all([node.verify(v.stringToSign, text), web.verify(v.stringToSign, text)])
         expect(a).toBe(b)
         expect(a).toBe(text === v.signature)

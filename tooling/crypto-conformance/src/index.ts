@@ -8,6 +8,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { keyOf, pemBody, vectors } from "./vectors.js"
 
+export { editedSignature } from "./SignatureEdits.js"
 export {
   type CallbackVector,
   keyOf,

@@ -21,6 +21,7 @@ import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
 import { makeCreateOrderFastPath, withFastPath } from "./http/CreateOrderFastPath.js"
 import * as ListenGate from "./http/ListenGate.js"
 import { batchedLogFmt } from "./log/BatchedLogFmt.js"
+import { logfmtLogger } from "./log/LogFmt.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { CheckoutHandlers } from "./routes/Checkout.js"
 import { CreateOrderHandlers } from "./routes/CreateOrder.js"
@@ -196,7 +197,7 @@ export const start = async (
       ? batchedLogFmt
       : Logger.replace(
           Logger.defaultLogger,
-          Logger.map(Logger.logfmtLogger, (line) => sink(line))
+          Logger.map(logfmtLogger, (line) => sink(line))
         ),
     Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info),
     // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per

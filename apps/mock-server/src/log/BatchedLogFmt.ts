@@ -1,12 +1,13 @@
 /**
- * The mock's log on stdout: logfmt lines, as `Logger.logFmt` prints them, written together every
- * few milliseconds instead of once per line. The mock logs a line per request, and stdout on a pipe
+ * The mock's log on stdout: logfmt lines, as `Logger.logFmt` prints them (LogFmt.ts), written
+ * together every few milliseconds instead of once per line. The mock logs a line per request, and stdout on a pipe
  * is written synchronously: one write(2) per line was about a tenth of a signed create's CPU
  * (bench/RESULTS.md), and one per turn of the event loop still one per request when requests come
  * one at a time (issue 12's 1-connection profile). Lines keep their order, appear at most
  * {@link FLUSH_MS} late, and what is pending is written on exit.
  */
 import { Logger } from "effect"
+import { logfmtLogger } from "./LogFmt.js"
 
 /** How long a line may wait for others before the batch is written. */
 export const FLUSH_MS = 25
@@ -31,7 +32,7 @@ const flush = () => {
  */
 export const batchedLogFmt = Logger.replace(
   Logger.defaultLogger,
-  Logger.map(Logger.logfmtLogger, (line) => {
+  Logger.map(logfmtLogger, (line) => {
     if (!hooked) {
       hooked = true
       process.once("exit", flush)

@@ -191,7 +191,7 @@ export const make = Effect.gen(function* () {
 
   /**
    * POSTs a callback and calls `done` once with the status and the start of the answer, or why
-   * there is none, within the attempt's time; resolves a function that cancels it (`done` is then
+   * there is none, within the attempt's time; returns a function that cancels it (`done` is then
    * not called). Plain node:http callbacks, no fiber per attempt: a backlog's attempts cost what
    * the request costs. Redirects are not followed (CONTRACT.md: a 3xx is a failed attempt):
    * node:http never does.

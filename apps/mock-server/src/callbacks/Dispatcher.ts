@@ -6,7 +6,7 @@
  * finds the pending rows again. The same loop expires orders past their time to live.
  */
 import { Canonical, Headers } from "@pc/core"
-import { Clock, Context, Duration, Effect, FiberSet, Layer, Queue, Random } from "effect"
+import { Clock, Context, Duration, Effect, FiberSet, Layer, Random } from "effect"
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import { MockConfig } from "../Config.js"
@@ -41,8 +41,11 @@ export const MAX_IN_FLIGHT_PER_MERCHANT = 4
  * {@link RECORD_WAIT_MS}) before its outcome is recorded and its slot claimed again: a backlog then
  * goes out in batches of at least this many (one claim, one transaction for their begun attempts,
  * one for their outcomes) instead of one by one. A merchant with nothing in flight is served at once.
+ * All of {@link MAX_IN_FLIGHT_PER_MERCHANT}: with half of it, a backlog's main-thread CPU per
+ * callback was 1.9-2.0 ms against 1.26-1.27 ms (each claim, its two transactions and their commits
+ * served two callbacks instead of four), for no more callbacks per second.
  */
-export const MIN_CLAIM_PER_MERCHANT = 2
+export const MIN_CLAIM_PER_MERCHANT = MAX_IN_FLIGHT_PER_MERCHANT
 
 /** How long an ended attempt's outcome may wait for others to be recorded with it (ms). */
 const RECORD_WAIT_MS = 50
@@ -76,6 +79,24 @@ const readPrefix = (response: IncomingMessage, max: number): Promise<string> =>
 export const backoffDelay = (baseMs: number, failedAttempts: number, random: number): number =>
   Math.round(baseMs * 2 ** Math.max(0, failedAttempts - 1) * (0.75 + random * 0.5))
 
+/** What a POST of a callback came to: the merchant's status and the start of its answer, or why there is none. */
+type PostResult = { readonly status: number; readonly excerpt: string } | { readonly error: string }
+
+/** An attempt that ended, before its delivery's next state is drawn (the backoff's jitter) and recorded. */
+interface EndedAttempt {
+  readonly delivery: Delivery
+  /** The lease the attempt ran under. */
+  readonly leasedUntilMs: number
+  readonly attempt: AttemptOutcome["attempt"]
+  /** Whether the merchant answered 2xx. */
+  readonly delivered: boolean
+  /** How many attempts have failed if this one did (the backoff's exponent). */
+  readonly failed: number
+  readonly endedMs: number
+  /** The number the attempt was begun with; absent for one never begun (nothing sent). */
+  readonly begun?: number | undefined
+}
+
 const NO_NOTIFY_URL = "merchant has no notifyUrl yet; retried with backoff, and at once when it is set"
 const SELF_NOTIFY_URL = "not sent: the notifyUrl points at this mock itself; set the merchant's own receiver"
 
@@ -87,6 +108,7 @@ export const make = Effect.gen(function* () {
   const publish = yield* eventPublisher
   const self = yield* Self
   const fibers = yield* FiberSet.make()
+  const clock = yield* Effect.clock
 
   /** After failed attempt number `failed`: the next one after the backoff, or failed once the deliveries' time is up. */
   const nextAfterFailure = (delivery: Delivery, failed: number, nowMs: number, random: number) => {
@@ -114,7 +136,7 @@ export const make = Effect.gen(function* () {
   const inFlight = new Set<string>()
   const inFlightByMerchant = new Map<string, number>()
   /** Attempts that ended, whose outcomes the loop records next, all in one transaction. */
-  let ended: Array<AttemptOutcome> = []
+  let ended: Array<EndedAttempt> = []
   /** When the oldest of them ended. */
   let endedSinceMs = Number.POSITIVE_INFINITY
 
@@ -126,96 +148,146 @@ export const make = Effect.gen(function* () {
     else inFlightByMerchant.set(delivery.appKey, left)
   }
 
-  const wake = yield* Queue.sliding<void>(1)
-  /** An attempt ended: its outcome waits for the loop, which it wakes. */
-  const settle = (outcome: AttemptOutcome) =>
-    Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
-      if (ended.length === 0) endedSinceMs = nowMs
-      ended.push(outcome)
-      return wake.offer(undefined)
+  /** Ends the loop's sleep now, or (while it works) the next one at once. */
+  let waker: (() => void) | undefined
+  /** A wake-up that came while the loop was working. */
+  let woken = false
+  const wakeNow = () => {
+    if (waker !== undefined) waker()
+    else woken = true
+  }
+  const wake = Effect.sync(wakeNow)
+  /**
+   * The loop's sleep: until `ms` pass or something wakes it. One native timer and no fiber of its
+   * own: the loop sleeps between most claims, and a race of two fibers per sleep was a sizeable
+   * part of a callback's CPU.
+   */
+  const sleep = (ms: number) =>
+    Effect.async<void>((resume) => {
+      if (woken) {
+        woken = false
+        return resume(Effect.void)
+      }
+      const timer = setTimeout(() => {
+        waker = undefined
+        resume(Effect.void)
+      }, ms)
+      waker = () => {
+        waker = undefined
+        clearTimeout(timer)
+        resume(Effect.void)
+      }
+      return Effect.sync(() => {
+        waker = undefined
+        clearTimeout(timer)
+      })
     })
+  /** An attempt ended: it waits for the loop, which it wakes, to be recorded. */
+  const settle = (outcome: EndedAttempt) => {
+    if (ended.length === 0) endedSinceMs = clock.unsafeCurrentTimeMillis()
+    ended.push(outcome)
+    wakeNow()
+  }
 
   /**
-   * POSTs a callback and reads the status and the start of the answer within the attempt's time.
-   * Redirects are not followed (CONTRACT.md: a 3xx is a failed attempt): node:http never does.
+   * POSTs a callback and calls `done` once with the status and the start of the answer, or why
+   * there is none, within the attempt's time; returns a function that cancels it (`done` is then
+   * not called). Plain node:http callbacks, no fiber per attempt: a backlog's attempts cost what
+   * the request costs. Redirects are not followed (CONTRACT.md: a 3xx is a failed attempt):
+   * node:http never does.
    */
-  const post = (url: string, headers: Record<string, string>, body: string) =>
-    Effect.async<{ readonly status: number; readonly excerpt: string }, string>((resume) => {
-      const target = new URL(url)
-      const secure = target.protocol === "https:"
-      const payload = Buffer.from(body, "utf8")
-      let settled = false
-      let response: IncomingMessage | undefined
-      const done = (outcome: Effect.Effect<{ readonly status: number; readonly excerpt: string }, string>) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        resume(outcome)
-      }
-      const request = (secure ? httpsRequest : httpRequest)(target, {
-        method: "POST",
-        agent: secure ? agents.https : agents.http,
-        headers: { ...headers, "content-length": String(payload.length) }
-      })
-      const timer = setTimeout(() => {
-        // Once the status line is in, the status counts and the body read so far is the excerpt.
-        if (response !== undefined) response.destroy()
-        else {
-          done(Effect.fail(`no answer within ${config.callbackTimeoutMs} ms`))
-          request.destroy()
-        }
-      }, config.callbackTimeoutMs)
-      request.once("response", (answer) => {
-        response = answer
-        void readPrefix(answer, ANSWER_PREFIX_BYTES).then((text) =>
-          done(Effect.succeed({ status: answer.statusCode ?? 0, excerpt: text.slice(0, EXCERPT) }))
-        )
-      })
-      request.on("error", (cause) => {
-        if (response === undefined) done(Effect.fail(`request failed: ${cause.message}`))
-      })
-      request.end(payload)
-      return Effect.sync(() => {
-        clearTimeout(timer)
-        request.destroy()
-      })
+  const post = (url: string, headers: Record<string, string>, body: string, done: (result: PostResult) => void) => {
+    const target = new URL(url)
+    const secure = target.protocol === "https:"
+    const payload = Buffer.from(body, "utf8")
+    let settled = false
+    let response: IncomingMessage | undefined
+    const finish = (result: PostResult) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      done(result)
+    }
+    const request = (secure ? httpsRequest : httpRequest)(target, {
+      method: "POST",
+      agent: secure ? agents.https : agents.http,
+      headers: { ...headers, "content-length": String(payload.length) }
     })
+    const timer = setTimeout(() => {
+      // Once the status line is in, the status counts and the body read so far is the excerpt.
+      if (response !== undefined) response.destroy()
+      else {
+        finish({ error: `no answer within ${config.callbackTimeoutMs} ms` })
+        request.destroy()
+      }
+    }, config.callbackTimeoutMs)
+    request.once("response", (answer) => {
+      response = answer
+      void readPrefix(answer, ANSWER_PREFIX_BYTES).then((text) =>
+        finish({ status: answer.statusCode ?? 0, excerpt: text.slice(0, EXCERPT) })
+      )
+    })
+    request.on("error", (cause) => {
+      if (response === undefined) finish({ error: `request failed: ${cause.message}` })
+    })
+    request.end(payload)
+    return () => {
+      settled = true
+      clearTimeout(timer)
+      request.destroy()
+    }
+  }
 
-  /** Sends one signed, begun attempt and settles its outcome. */
+  /** Cancels of the attempts on the wire, by delivery: a stop cuts them off (their rows stay leased). */
+  const onTheWire = new Map<string, () => void>()
+  /** Set by the stop: nothing more is sent. */
+  let stopping = false
+
+  /** Sends one signed, begun attempt; its outcome is settled when the answer (or the error) comes. */
   const send = (
     delivery: Delivery,
     leasedUntilMs: number,
     sent: { readonly at: string; readonly url: string; readonly keyVersion: number; readonly number: number },
     headers: Record<string, string>
-  ) =>
-    Effect.gen(function* () {
-      const sentMs = yield* Clock.currentTimeMillis
-      const result = yield* Effect.either(post(sent.url, headers, delivery.body))
-      const endedMs = yield* Clock.currentTimeMillis
-      // The latency the merchant's endpoint caused: from sending until its answer (or the error).
-      const durationMs = endedMs - sentMs
-      const httpStatus = result._tag === "Right" ? result.right.status : null
+  ) => {
+    if (stopping) return
+    const sentMs = clock.unsafeCurrentTimeMillis()
+    const cancel = post(sent.url, headers, delivery.body, (result) => {
+      onTheWire.delete(delivery.id)
+      const endedMs = clock.unsafeCurrentTimeMillis()
+      const httpStatus = "status" in result ? result.status : null
       const delivered = httpStatus !== null && httpStatus >= 200 && httpStatus < 300
       const error = delivered
         ? null
-        : result._tag === "Left"
-          ? result.left
-          : `merchant answered HTTP ${httpStatus}${result.right.excerpt ? `: ${result.right.excerpt}` : ""}`
-      yield* settle({
+        : "error" in result
+          ? result.error
+          : `merchant answered HTTP ${httpStatus}${result.excerpt ? `: ${result.excerpt}` : ""}`
+      settle({
         delivery,
         leasedUntilMs,
-        attempt: { at: sent.at, url: sent.url, httpStatus, error, keyVersion: sent.keyVersion, durationMs },
-        next: delivered
-          ? ({ status: "delivered" } as const)
-          : nextAfterFailure(delivery, sent.number, endedMs, yield* Random.next),
+        // The latency the merchant's endpoint caused: from sending until its answer (or the error).
+        attempt: {
+          at: sent.at,
+          url: sent.url,
+          httpStatus,
+          error,
+          keyVersion: sent.keyVersion,
+          durationMs: endedMs - sentMs
+        },
+        delivered,
+        failed: sent.number,
+        endedMs,
         begun: sent.number
       })
     })
+    onTheWire.set(delivery.id, cancel)
+  }
 
   /**
    * One attempt of each delivery of a claim, leased until `leasedUntilMs` (see `Store.claimDue`):
    * signed (on the thread pool, all at once), recorded as begun in one transaction before any is
-   * sent (CONTRACT.md), then sent side by side; each outcome is settled as it comes.
+   * sent (CONTRACT.md), then sent side by side; each outcome is settled as it comes, after this
+   * effect has ended.
    */
   const attempt = (claimed: ReadonlyArray<ClaimedDelivery>, leasedUntilMs: number) =>
     Effect.gen(function* () {
@@ -238,11 +310,13 @@ export const make = Effect.gen(function* () {
         }
         // Nothing to send: a failed attempt like any other, retried with the same backoff, and
         // made due at once when the merchant sets its notify URL (see Store.setNotifyUrl).
-        yield* settle({
+        settle({
           delivery,
           leasedUntilMs,
           attempt: { at, url, httpStatus: null, error: refusal ?? NO_NOTIFY_URL, keyVersion: null, durationMs: 0 },
-          next: nextAfterFailure(delivery, delivery.attemptCount + 1, startedMs, yield* Random.next)
+          delivered: false,
+          failed: delivery.attemptCount + 1,
+          endedMs: startedMs
         })
       }
       if (sendable.length === 0) return
@@ -276,12 +350,9 @@ export const make = Effect.gen(function* () {
           requestBody: delivery.body
         }))
       )
-      yield* Effect.forEach(
-        signed,
-        ({ delivery, url, headers }, i) =>
-          send(delivery, leasedUntilMs, { at, url, keyVersion: key.version, number: numbers[i]! }, headers),
-        { concurrency: "unbounded", discard: true }
-      )
+      signed.forEach(({ delivery, url, headers }, i) => {
+        send(delivery, leasedUntilMs, { at, url, keyVersion: key.version, number: numbers[i]! }, headers)
+      })
     })
 
   /** When the earliest delivery not due yet falls due, as last read or since learned; -Infinity: read again. */
@@ -301,11 +372,32 @@ export const make = Effect.gen(function* () {
   const recordEnded = Effect.suspend(() => {
     if (ended.length === 0) return Effect.void
     // A copy: attempts that end while this batch is written join the next one.
-    const batch = ended.slice()
-    return store.recordAttempts(batch).pipe(
+    const endedNow = ended.slice()
+    return Effect.flatMap(
+      Effect.forEach(endedNow, (one) =>
+        one.delivered
+          ? Effect.succeed(outcomeOf(one, { status: "delivered" }))
+          : Effect.map(Random.next, (random) =>
+              outcomeOf(one, nextAfterFailure(one.delivery, one.failed, one.endedMs, random))
+            )
+      ),
+      (batch) => recordOutcomes(endedNow, batch)
+    )
+  })
+  /** An ended attempt with its delivery's next state, as the store records it. */
+  const outcomeOf = (one: EndedAttempt, next: AttemptOutcome["next"]): AttemptOutcome => ({
+    delivery: one.delivery,
+    leasedUntilMs: one.leasedUntilMs,
+    attempt: one.attempt,
+    next,
+    begun: one.begun
+  })
+  /** Records `batch` (the outcomes of `endedNow`), frees their slots, then logs and publishes each. */
+  const recordOutcomes = (endedNow: ReadonlyArray<EndedAttempt>, batch: ReadonlyArray<AttemptOutcome>) =>
+    store.recordAttempts(batch).pipe(
       Effect.ensuring(
         Effect.sync(() => {
-          ended = ended.filter((outcome) => !batch.includes(outcome))
+          ended = ended.filter((one) => !endedNow.includes(one))
           if (ended.length === 0) endedSinceMs = Number.POSITIVE_INFINITY
           for (const outcome of batch) {
             free(outcome.delivery)
@@ -343,7 +435,6 @@ export const make = Effect.gen(function* () {
         )
       )
     )
-  })
   /**
    * Whether the outcomes that ended are recorded now, or wait (at most {@link RECORD_WAIT_MS}) for
    * the attempts still in flight to end too and be recorded with them: now when nothing else is
@@ -361,8 +452,18 @@ export const make = Effect.gen(function* () {
     return false
   }
 
-  // Outcomes that ended just before a stop are recorded on the way out.
-  yield* Effect.addFinalizer(() => Effect.ignore(recordEnded))
+  // Outcomes that ended just before a stop are recorded on the way out; attempts still on the wire
+  // are cut off first (their rows stay leased, their attempts show no outcome, as after a crash).
+  yield* Effect.addFinalizer(() =>
+    Effect.zipRight(
+      Effect.sync(() => {
+        stopping = true
+        for (const cancel of onTheWire.values()) cancel()
+        onTheWire.clear()
+      }),
+      Effect.ignore(recordEnded)
+    )
+  )
 
   /**
    * Whether a claim may find something the last one did not: new work from this process, a
@@ -432,16 +533,18 @@ export const make = Effect.gen(function* () {
         fibers,
         attempt(claimed, leasedUntilMs).pipe(
           Effect.catchAllCause((cause) => Effect.logError("callback attempt crashed", cause)),
-          // An attempt that settled no outcome (it crashed) frees its slot here; its row stays
-          // leased and is due again when the lease ends.
+          // An attempt that was never sent and settled no outcome (it crashed) frees its slot
+          // here; its row stays leased and is due again when the lease ends.
           Effect.ensuring(
             Effect.suspend(() => {
-              const settled = new Set(ended.map((outcome) => outcome.delivery.id))
-              const lost = claimed.filter((delivery) => inFlight.has(delivery.id) && !settled.has(delivery.id))
+              const settled = new Set(ended.map((one) => one.delivery.id))
+              const lost = claimed.filter(
+                (delivery) => inFlight.has(delivery.id) && !settled.has(delivery.id) && !onTheWire.has(delivery.id)
+              )
               if (lost.length === 0) return Effect.void
               for (const delivery of lost) free(delivery)
               claimNeeded = true
-              return wake.offer(undefined)
+              return wake
             })
           )
         )
@@ -461,7 +564,7 @@ export const make = Effect.gen(function* () {
     )
     const waitMs = Math.max(0, soonest - before)
     sleepingUntil = before + waitMs
-    yield* Effect.race(wake.take, Effect.sleep(Duration.millis(waitMs)))
+    yield* sleep(waitMs)
     sleepingUntil = Number.NEGATIVE_INFINITY
   }).pipe(
     // A failed tick (the database gone for a moment) is tried again after a pause, not in a hot loop.
@@ -485,21 +588,21 @@ export const make = Effect.gen(function* () {
     // Effect: a create calls it without a fiber, and only a wake-up needs one.
     if (dueAtMs <= nowMs) claimNeeded = true
     else expiriesDueAt = Math.min(expiriesDueAt, dueAtMs)
-    return dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake.offer(undefined) : undefined
+    return dueAtMs < sleepingUntil || sleepingUntil === Number.NEGATIVE_INFINITY ? wake : undefined
   })
 
   return {
     /** Wakes the loop: something may be due now. */
     wake: Effect.suspend(() => {
       claimNeeded = true
-      return wake.offer(undefined)
+      return wake
     }),
     /** Queues a delivery again now (the developer menu's resend). */
     resend: (id: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) => store.resend(id, nowMs)).pipe(
         Effect.tap(() => {
           claimNeeded = true
-          return wake.offer(undefined)
+          return wake
         })
       )
   }

@@ -1,0 +1,105 @@
+// `pnpm --filter @pc/bench profile-callbacks [pending] [--trace]`: the mock (production, SQLite file)
+// delivering a backlog of `pending` callbacks (default 10,000) to a local receiver, as the growth
+// suite measures it; after a warm-up, the CPU the mock's process and its main thread spent per
+// callback (from /proc: figures the neighbours on a shared machine barely move). `--trace` prints
+// them second by second from the start first; with PC_PROFILE_OUT=<file>, V8's CPU profile of the
+// measured part is written there (started and stopped by signal, as `profile` does).
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { preparedDatabase, seedPendingDeliveries, startReceiver } from "./Growth.js"
+import { freePort, mockArgs, startServer } from "./Servers.js"
+
+/** CPU seconds (user + system) of a process, or of one of its threads, from /proc. */
+const cpuSeconds = (stat: string): number => {
+  const text = readFileSync(stat, "utf8")
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const main = async () => {
+  const pending = Number(process.argv[2] ?? 10_000)
+  const out = process.env.PC_PROFILE_OUT
+  const profiling = out !== undefined
+  const dir = mkdtempSync(join(tmpdir(), "pc-cbprofile-"))
+  const receiver = await startReceiver()
+  try {
+    const db = join(dir, "callbacks.sqlite")
+    await preparedDatabase(dir, db)
+    const port = await freePort()
+    const file = join(dir, "mock.cpuprofile")
+    process.env.PC_BENCH_PROFILE = file
+    const preload = new URL("./servers/ProfileOnSignal.mjs", import.meta.url).pathname
+    // Seeded due now: the mock starts on them as soon as it is up.
+    seedPendingDeliveries(db, pending, receiver.url)
+    const mock = await startServer({
+      name: "mock",
+      nodeArgs: [...(profiling ? ["--import", preload] : []), ...mockArgs({ port, db })],
+      port,
+      readyPath: "/healthz",
+      ready: (status) => status === 200
+    })
+    try {
+      const mainStat = `/proc/${mock.pid}/task/${mock.pid}/stat`
+      if (process.argv.includes("--trace")) {
+        let [n0, c0, p0] = [receiver.arrivals.size, cpuSeconds(mainStat), mock.cpuSeconds()]
+        for (let s = 0; s < 15; s++) {
+          await sleep(1000)
+          const [n1, c1, p1] = [receiver.arrivals.size, cpuSeconds(mainStat), mock.cpuSeconds()]
+          console.log(
+            `second ${s}: ${n1 - n0} callbacks, main CPU ${(c1 - c0).toFixed(2)} s, process ${(p1 - p0).toFixed(2)} s, main per callback ${((1000 * (c1 - c0)) / Math.max(1, n1 - n0)).toFixed(2)} ms, load ${loadavg()[0]!.toFixed(2)}`
+          )
+          ;[n0, c0, p0] = [n1, c1, p1]
+        }
+      }
+      const warm = Math.min(1_000, Math.floor(pending / 5))
+      while (receiver.arrivals.size < warm) await sleep(5)
+      const load0 = loadavg()[0]!
+      const [count0, all0, main0, t0] = [
+        receiver.arrivals.size,
+        mock.cpuSeconds(),
+        cpuSeconds(mainStat),
+        performance.now()
+      ]
+      if (profiling) process.kill(mock.pid, "SIGUSR2")
+      const stopAt = pending - Math.floor(pending / 20)
+      while (receiver.arrivals.size < stopAt && performance.now() - t0 < 60_000) await sleep(5)
+      const [count1, all1, main1, t1] = [
+        receiver.arrivals.size,
+        mock.cpuSeconds(),
+        cpuSeconds(mainStat),
+        performance.now()
+      ]
+      const load1 = loadavg()[0]!
+      if (profiling) process.kill(mock.pid, "SIGUSR2")
+      const n = count1 - count0
+      console.log(
+        `${n} callbacks in ${((t1 - t0) / 1000).toFixed(2)} s: ${(n / ((t1 - t0) / 1000)).toFixed(1)}/s; ` +
+          `CPU per callback: process ${((1000 * (all1 - all0)) / n).toFixed(3)} ms, main thread ${((1000 * (main1 - main0)) / n).toFixed(3)} ms; ` +
+          `load ${load0.toFixed(2)} -> ${load1.toFixed(2)}`
+      )
+      const times = [...receiver.arrivals.values()].sort((a, b) => a - b)
+      const buckets: Array<number> = []
+      for (const t of times) {
+        const b = Math.floor((t - times[0]!) / 1000)
+        buckets[b] = (buckets[b] ?? 0) + 1
+      }
+      console.log(`per second from the first arrival: ${[...buckets].map((n) => n ?? 0).join(" ")}`)
+      if (profiling) {
+        for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) await sleep(100)
+        if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")
+        copyFileSync(file, out!)
+        console.log(`CPU profile of the measured part: ${out} (Chrome DevTools, Performance tab)`)
+      }
+    } finally {
+      await mock.stop()
+    }
+  } finally {
+    await receiver.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()

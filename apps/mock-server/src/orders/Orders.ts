@@ -24,8 +24,10 @@ const EVENT_TYPE = { PAID: "order.paid", FAILED: "order.failed", EXPIRED: "order
 
 // Wire.CreateOrderRequest's fields without its struct-level amount check: the amount is parsed
 // once, below, and that one parse gives both the verdict and the canonical amount that is stored.
+// Options bound once: passed per call, they were merged with the parser's own on every create.
 const decodeFields = Schema.decodeUnknownEither(
-  Schema.Struct({ orderId: Wire.OrderId, amount: Wire.AmountInput, currency: Wire.Currency })
+  Schema.Struct({ orderId: Wire.OrderId, amount: Wire.AmountInput, currency: Wire.Currency }),
+  { errors: "first", onExcessProperty: "ignore" }
 )
 
 /** A create-order request that passed validation, its amount canonical (`"10.50"` for USD 10.5). */
@@ -42,7 +44,7 @@ export interface ValidOrderRequest {
  */
 export const validate = (body: Record<string, unknown>): Either.Either<ValidOrderRequest, ApiError> =>
   Either.flatMap(
-    Either.mapLeft(decodeFields(body, { errors: "first", onExcessProperty: "ignore" }), (error) => paramErrorOf(error)),
+    Either.mapLeft(decodeFields(body), (error) => paramErrorOf(error)),
     (fields) => {
       const amount = Money.canonicalAmount(fields.amount, fields.currency)
       return amount.ok

@@ -93,7 +93,9 @@ class NodeVerifierImpl implements NodeVerifier {
       return Promise.resolve(false)
     }
   }
-  readonly verifyOnThreadPool = (message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> => {
+  // A method, like verify: an own property would be one more key on the verifier (the conformance
+  // suite holds an imported key's own keys to modulusLength alone).
+  verifyOnThreadPool(message: Crypto.Message, signature: string | Uint8Array): Promise<boolean> {
     const bytes = this.#bytesOf(signature)
     if (bytes === undefined) return Promise.resolve(false)
     return new Promise((resolve) => {

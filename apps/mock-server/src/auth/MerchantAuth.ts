@@ -172,7 +172,9 @@ export const make = Effect.gen(function* () {
   // Diagnosis tries a few more verifications per refusal and is reachable without a valid
   // signature: a flood of bad signatures must not slow the merchants who sign correctly (with 5%
   // bad signatures a request cost 27% more CPU on average; issue 12). So at most this many refusals
-  // per second are diagnosed; the rest are logged with the cause alone.
+  // per second get those verifications. The causes read off the headers alone (no signature, not
+  // Base64, seconds, clock skew) cost none and are always given, and a refusal for an appKey with
+  // no keys spends nothing: a flood of made-up appKeys cannot take the diagnosis from merchants.
   let diagnoses = { second: Number.NaN, count: 0 }
   const mayDiagnose = (nowMs: number): boolean => {
     const second = Math.floor(nowMs / 1000)
@@ -205,8 +207,15 @@ export const make = Effect.gen(function* () {
     nowMs: number
   ): Effect.Effect<string | null> =>
     Effect.gen(function* () {
-      const diagnosed = mayDiagnose(nowMs)
-      const likely = diagnosed ? yield* diagnose(input, nowMs, verifiersOf) : undefined
+      // The budget is spent only where diagnosis would verify: when the merchant has keys to try.
+      let diagnosed = true
+      const keysWithinBudget = (appKey: string) =>
+        Effect.map(verifiersOf(appKey), (keys) => {
+          if (keys.length === 0 || mayDiagnose(nowMs)) return keys
+          diagnosed = false
+          return []
+        })
+      const likely = yield* diagnose(input, nowMs, keysWithinBudget)
       yield* Effect.logWarning("signature check failed").pipe(
         Effect.annotateLogs({
           environment: config.environment,

@@ -1,7 +1,7 @@
 // http/Step.ts: the same step answers alike whether it runs as an Effect or by Step.run.
 import { Effect, Exit, Runtime } from "effect"
 import { describe, expect, it } from "vitest"
-import { ApiError, paramError } from "../src/http/Envelope.js"
+import { type ApiError, paramError } from "../src/http/Envelope.js"
 import * as Step from "../src/http/Step.js"
 
 const runFork = Runtime.runFork(Runtime.defaultRuntime)
@@ -67,6 +67,21 @@ describe("Step", () => {
     const boom = new Error("boom")
     const ran = await byRun(Step.andThen(Promise.reject(boom) as Step.Step<number>, (n) => n))
     expect(ran.exit).toStrictEqual(Exit.die(boom))
-    expect(refused).toBeInstanceOf(ApiError)
+  })
+
+  it("mapError turns a storage failure, now or after a Promise, and leaves values and refusals as they are", async () => {
+    const tagged = (error: string) => `tagged ${error}`
+    expect(Step.mapError(7, tagged)).toBe(7)
+    expect(Step.mapError(refused, tagged)).toBe(refused)
+    expect(await Effect.runPromiseExit(Step.toEffect(Step.mapError(Effect.fail("storage"), tagged)))).toStrictEqual(
+      Exit.fail("tagged storage")
+    )
+    expect(await Effect.runPromiseExit(Step.toEffect(Step.mapError(Effect.fail(refused), tagged)))).toStrictEqual(
+      Exit.fail(refused)
+    )
+    const later: Step.Step<number, string> = new Promise<Step.Step<number, string>>((resolve) =>
+      setTimeout(() => resolve(Effect.fail("storage")), 1)
+    )
+    expect((await byRun(Step.mapError(later, tagged))).exit).toStrictEqual(Exit.fail("tagged storage"))
   })
 })

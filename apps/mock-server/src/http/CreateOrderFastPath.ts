@@ -13,12 +13,12 @@
 import type { HttpServerResponse } from "@effect/platform"
 import { ErrorCode } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import { Effect, Exit, Runtime } from "effect"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { MockEventInput } from "../events/MockEvents.js"
 import { loggerOf, recordRequest } from "../log/RequestLog.js"
-import { type CreateOrderOutcome, CreateOrderFlow } from "../routes/CreateOrderFlow.js"
+import { type CreateOrderOutcome, CreateOrderFlow, CreateStorageFailed } from "../routes/CreateOrderFlow.js"
 import { answerFailure } from "./App.js"
 import { readBody } from "./Body.js"
 import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
@@ -103,19 +103,24 @@ export const makeCreateOrderFastPath = (options: {
       }
     }
 
-    /** A storage failure or a defect: answered (internalError, logged) on a fiber, as on the HttpApi path. */
+    /**
+     * A storage failure or a defect: answered (internalError, logged) on a fiber, as on the HttpApi
+     * path; after the signature check, with its header and note (CreateStorageFailed).
+     */
     const failed = (
       response: ServerResponse,
       requestId: string,
       started: number,
       exit: Exit.Failure<unknown, unknown>
     ) => {
+      const failure = Cause.failureOption(exit.cause)
+      const checked = Option.isSome(failure) && failure.value instanceof CreateStorageFailed ? failure.value : undefined
       runFork(
         answerFailure(
           "POST",
           path,
           requestId
-        )(exit.cause).pipe(
+        )(checked === undefined ? exit.cause : Cause.fail(checked.cause)).pipe(
           Effect.map((answer: HttpServerResponse.HttpServerResponse) =>
             finish(
               response,
@@ -123,10 +128,10 @@ export const makeCreateOrderFastPath = (options: {
               started,
               {
                 status: answer.status,
-                headers: { ...answer.headers, [CONTENT_TYPE]: "application/json" },
+                headers: { ...checked?.headers, ...answer.headers, [CONTENT_TYPE]: "application/json" },
                 body: answer.body._tag === "Uint8Array" ? answer.body.body : ""
               },
-              undefined
+              checked?.note
             )
           ),
           Effect.annotateLogs("requestId", requestId)

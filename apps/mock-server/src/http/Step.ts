@@ -54,6 +54,26 @@ export const andThen = <A, B, E, E2 = never>(step: Step<A, E>, f: (value: A) => 
   match(step, f, (refused) => refused)
 
 /**
+ * The step with its failure other than a refusal (a storage SqlError) turned by `f`; values and
+ * refusals stay as they are.
+ *
+ * @example
+ * ```ts
+ * const step = Step.mapError(orders.create(appKey, order, nowMs), (cause) => new Failed({ cause, note }))
+ * ```
+ */
+export const mapError = <A, E, E2>(step: Step<A, E>, f: (error: E) => E2): Step<A, E2> => {
+  if (step instanceof ApiError) return step
+  if (isPromise(step)) return step.then((inner) => mapError(inner, f))
+  if (Effect.isEffect(step)) {
+    return Effect.mapError(step as Effect.Effect<A, ApiError | E>, (error) =>
+      error instanceof ApiError ? error : f(error as E)
+    )
+  }
+  return step
+}
+
+/**
  * The step as an Effect: what the HttpApi route runs.
  *
  * @example

@@ -30,8 +30,18 @@ export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handler
     // decoded (and re-encoded) by the framework first.
     return handlers.handleRaw("createOrder", ({ request }) => {
       const source = NodeHttpServerRequest.toIncomingMessage(request)
+      const created = (bytes: Uint8Array) =>
+        Step.toEffect(flow.create({ source, bytes })).pipe(
+          // The 500 (App.ts's answerFailure) carries the check's header, and the event its note.
+          Effect.catchTag("CreateStorageFailed", (failed) =>
+            Effect.zipRight(
+              Effect.zipRight(FiberRef.set(signatureNote, failed.note), withHeaders(failed.headers)),
+              Effect.fail(failed.cause)
+            )
+          )
+        )
       const answered = Effect.flatMap(rawBodyOf(source, config.bodyLimitBytes), (bytes) =>
-        Effect.flatMap(Step.toEffect(flow.create({ source, bytes })), (outcome) =>
+        Effect.flatMap(created(bytes), (outcome) =>
           Effect.zipRight(
             // The note is for the request's event (App.ts's finishRequest reads it).
             Effect.zipRight(FiberRef.set(signatureNote, outcome.note), withHeaders(outcome.headers)),

@@ -8,7 +8,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Wire from "@pc/core/Wire"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Data, Effect, Either, Layer } from "effect"
 import type { IncomingMessage } from "node:http"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../Config.js"
@@ -53,6 +53,17 @@ export interface CreateOrderOutcome {
   readonly note: SignatureNote | undefined
 }
 
+/**
+ * A storage failure after the signature check: the request is answered internalError (500), and
+ * that answer still carries what the check decided (the sandbox's `X-R-Signature-Check`, the
+ * request event's note), as every other answer after it does.
+ */
+export class CreateStorageFailed extends Data.TaggedError("CreateStorageFailed")<{
+  readonly cause: SqlError
+  readonly headers: CreateOrderOutcome["headers"]
+  readonly note: CreateOrderOutcome["note"]
+}> {}
+
 const make = Effect.gen(function* () {
   const config = yield* MockConfig
   const auth = yield* MerchantAuth
@@ -85,7 +96,11 @@ const make = Effect.gen(function* () {
     return Either.getOrElse(validate(fields), (refused) => refused)
   }
 
-  const create = ({ source, bytes, busy }: CreateOrderInput): Step.Step<CreateOrderOutcome, SqlError> => {
+  const create = ({
+    source,
+    bytes,
+    busy
+  }: CreateOrderInput): Step.Step<CreateOrderOutcome, SqlError | CreateStorageFailed> => {
     const body = utf8Text(bytes)
     if (body instanceof ApiError) return { answer: body, headers: undefined, note: undefined }
     // Authentication first, so that in sandbox every later answer (415 included) can say what
@@ -100,7 +115,10 @@ const make = Effect.gen(function* () {
       const order = checked(source, bytes, body, authenticated.appKey, nowMs)
       if (order instanceof ApiError) return { answer: order, headers, note }
       return Step.match(
-        orders.create(authenticated.appKey, order, nowMs),
+        Step.mapError(
+          orders.create(authenticated.appKey, order, nowMs),
+          (cause) => new CreateStorageFailed({ cause, headers, note })
+        ),
         (created): CreateOrderOutcome => ({ answer: created.result, headers, note }),
         (refused): CreateOrderOutcome => ({ answer: refused, headers, note })
       )
@@ -117,10 +135,10 @@ export class CreateOrderFlow extends Context.Tag("mock-server/CreateOrderFlow")<
     /**
      * Answers one create-order request whose body was read: the order (new, or its idempotent
      * twin), or the refusal (paramError, signError, unsupportedMediaType, rateLimited,
-     * duplicateOrder) as the outcome's answer. A step (http/Step.ts) that fails only with a storage
-     * SqlError.
+     * duplicateOrder) as the outcome's answer. A step (http/Step.ts) that fails only in storage: a
+     * SqlError while authenticating, a CreateStorageFailed (with the check's headers and note) after.
      */
-    readonly create: (input: CreateOrderInput) => Step.Step<CreateOrderOutcome, SqlError>
+    readonly create: (input: CreateOrderInput) => Step.Step<CreateOrderOutcome, SqlError | CreateStorageFailed>
   }
 >() {
   static readonly layer = Layer.effect(CreateOrderFlow, make)

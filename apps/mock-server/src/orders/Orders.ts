@@ -4,7 +4,7 @@
  */
 import { Money } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../Config.js"
@@ -157,7 +157,8 @@ export const make = Effect.gen(function* () {
     try {
       now = store.createOrderNow(draft)
     } catch (error) {
-      return Effect.fail(error as SqlError)
+      // A storage failure is the step's failure; anything else thrown is a defect (a 500 logged as a crash).
+      return error instanceof SqlError ? Effect.fail(error) : Effect.die(error)
     }
     if (now instanceof Conflict) return duplicate(request, now)
     if (now !== undefined) return answered(now, nowMs)

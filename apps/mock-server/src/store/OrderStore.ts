@@ -56,7 +56,7 @@ export interface OrderStore {
    * {@link OrderStore.createOrder} in one synchronous call on SQLite's direct path, without a fiber
    * step: the order, or the {@link Conflict}. `undefined` when the direct path cannot take it now
    * (PostgreSQL, or a transaction holds the connection): then `createOrder` does. Throws SqlError
-   * when a statement fails.
+   * when a statement fails; anything else it throws (a stored row that does not decode) is a defect.
    */
   readonly createOrderNow: (input: OrderDraft) => CreatedOrder | Conflict | undefined
 
@@ -167,24 +167,30 @@ export const makeOrderStore = Effect.gen(function* () {
   })
   const decodeOrder = Schema.decodeUnknownSync(StoredOrder)
 
+  // Only the driver's errors are storage failures (SqlError); a row that does not decode, or an
+  // orderSn that keeps conflicting, is a defect, as on the Effect path (badRowIsDefect).
+  const rowsNow = (run: NonNullable<typeof direct>, text: string, values: ReadonlyArray<unknown>) => {
+    try {
+      return run.rows(text, values)
+    } catch (cause) {
+      throw new SqlError({ cause, message: "Failed to execute statement" })
+    }
+  }
+
   /** {@link OrderStore.createOrderNow} (see there); `tries` counts repeated orderSns. */
   const createNow = (input: OrderDraft): CreatedOrder | Conflict | undefined => {
     if (direct === undefined) return undefined
-    try {
-      for (let tries = 0; ; tries++) {
-        const order = draftAt(input)
-        const inserted = direct.rows(directText.insert, params(order))
-        if (inserted === undefined) return undefined
-        if (inserted.length > 0) return { order: createdRecord(order), created: true }
-        const found = direct.rows(directText.byOuterOrder, [input.appKey, input.outerOrder])
-        if (found === undefined) return undefined
-        // No order with this orderId: the conflict was a repeated orderSn, so draw another.
-        if (found.length === 0 && tries < 5) continue
-        if (found.length === 0) throw new Error("no order after 6 inserts that conflicted")
-        return existingFor(input, decodeOrder(found[0]))
-      }
-    } catch (cause) {
-      throw cause instanceof SqlError ? cause : new SqlError({ cause, message: "Failed to execute statement" })
+    for (let tries = 0; ; tries++) {
+      const order = draftAt(input)
+      const inserted = rowsNow(direct, directText.insert, params(order))
+      if (inserted === undefined) return undefined
+      if (inserted.length > 0) return { order: createdRecord(order), created: true }
+      const found = rowsNow(direct, directText.byOuterOrder, [input.appKey, input.outerOrder])
+      if (found === undefined) return undefined
+      // No order with this orderId: the conflict was a repeated orderSn, so draw another.
+      if (found.length === 0 && tries < 5) continue
+      if (found.length === 0) throw new Error("no order after 6 inserts that conflicted")
+      return existingFor(input, decodeOrder(found[0]))
     }
   }
 

@@ -20,7 +20,10 @@ const cpuSeconds = (stat: string): number => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const main = async () => {
-  const pending = Number(process.argv[2] ?? 10_000)
+  const numbers = process.argv.slice(2).filter((arg) => !arg.startsWith("--"))
+  const pending = Number(numbers[0] ?? 10_000)
+  if (!Number.isInteger(pending) || pending < 20)
+    throw new Error(`pending must be a whole number of 20 or more, not ${numbers[0]}`)
   const out = process.env.PC_PROFILE_OUT
   const profiling = out !== undefined
   const dir = mkdtempSync(join(tmpdir(), "pc-cbprofile-"))
@@ -55,7 +58,12 @@ const main = async () => {
         }
       }
       const warm = Math.min(1_000, Math.floor(pending / 5))
-      while (receiver.arrivals.size < warm) await sleep(5)
+      const warmSince = performance.now()
+      while (receiver.arrivals.size < warm) {
+        if (performance.now() - warmSince > 60_000)
+          throw new Error(`only ${receiver.arrivals.size} of ${warm} callbacks arrived in the warm-up's 60 s`)
+        await sleep(5)
+      }
       const load0 = loadavg()[0]!
       const [count0, all0, main0, t0] = [
         receiver.arrivals.size,
@@ -75,6 +83,8 @@ const main = async () => {
       const load1 = loadavg()[0]!
       if (profiling) process.kill(mock.pid, "SIGUSR2")
       const n = count1 - count0
+      if (n === 0)
+        throw new Error(`no callbacks left to measure after the warm-up (and trace): ask for more than ${pending}`)
       console.log(
         `${n} callbacks in ${((t1 - t0) / 1000).toFixed(2)} s: ${(n / ((t1 - t0) / 1000)).toFixed(1)}/s; ` +
           `CPU per callback: process ${((1000 * (all1 - all0)) / n).toFixed(3)} ms, main thread ${((1000 * (main1 - main0)) / n).toFixed(3)} ms; ` +

@@ -13,8 +13,9 @@ const edit = (length: number) =>
 
 /**
  * `signature` with 0 to 3 small edits (each removes up to 3 characters and inserts up to 3 from
- * Base64's alphabet, its URL-safe variant, `%`, space and newline); `minEdits` 1 never gives the
- * text unchanged by construction, though edits may still cancel out.
+ * Base64's alphabet, its URL-safe variant, `%`, space and newline), at least `minEdits` of them.
+ * An edit may remove and insert nothing, and edits may cancel out: the text can come back
+ * unchanged whatever `minEdits` is, so a property compares it with the signature.
  *
  * @example
  * ```ts

@@ -107,20 +107,15 @@ export const makeCreateOrderFastPath = (options: {
      * A storage failure or a defect: answered (internalError, logged) on a fiber, as on the HttpApi
      * path; after the signature check, with its header and note (CreateStorageFailed).
      */
-    const failed = (
-      response: ServerResponse,
-      requestId: string,
-      started: number,
-      exit: Exit.Failure<unknown, unknown>
-    ) => {
-      const failure = Cause.failureOption(exit.cause)
+    const failed = (response: ServerResponse, requestId: string, started: number, cause: Cause.Cause<unknown>) => {
+      const failure = Cause.failureOption(cause)
       const checked = Option.isSome(failure) && failure.value instanceof CreateStorageFailed ? failure.value : undefined
       runFork(
         answerFailure(
           "POST",
           path,
           requestId
-        )(checked === undefined ? exit.cause : Cause.fail(checked.cause)).pipe(
+        )(checked === undefined ? cause : Cause.fail(checked.cause)).pipe(
           Effect.map((answer: HttpServerResponse.HttpServerResponse) =>
             finish(
               response,
@@ -161,18 +156,31 @@ export const makeCreateOrderFastPath = (options: {
         )
       }
       readBody(request, options.bodyLimitBytes, (read) => {
-        const step: Step.Step<CreateOrderOutcome, unknown> =
-          read instanceof ApiError
-            ? { answer: read, headers: undefined, note: undefined }
-            : flow.create({ source: request, bytes: read, busy })
+        // Plain steps run here, in Node's callbacks, not on a fiber: what one throws is answered
+        // as a fiber's defect is (internalError, logged), never a crash of the process.
+        let step: Step.Step<CreateOrderOutcome, unknown>
+        try {
+          step =
+            read instanceof ApiError
+              ? { answer: read, headers: undefined, note: undefined }
+              : flow.create({ source: request, bytes: read, busy })
+        } catch (defect) {
+          return failed(response, requestId, started, Cause.die(defect))
+        }
         Step.run(
           step,
           // Only a step that must wait on the runtime gets a fiber; its log lines carry the request id.
           (effect) => runFork(Effect.annotateLogs(effect, "requestId", requestId)),
-          (exit) =>
-            Exit.isSuccess(exit)
-              ? finish(response, requestId, started, outcomeAnswer(exit.value), exit.value.note)
-              : failed(response, requestId, started, exit)
+          (exit) => {
+            if (Exit.isFailure(exit)) return failed(response, requestId, started, exit.cause)
+            let answer: ReturnType<typeof outcomeAnswer>
+            try {
+              answer = outcomeAnswer(exit.value)
+            } catch (defect) {
+              return failed(response, requestId, started, Cause.die(defect))
+            }
+            finish(response, requestId, started, answer, exit.value.note)
+          }
         )
       })
     }

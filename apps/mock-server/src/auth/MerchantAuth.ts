@@ -182,17 +182,22 @@ export const make = Effect.gen(function* () {
     return ++diagnoses.count <= DIAGNOSES_PER_SECOND
   }
 
-  /** The merchant's keys with their verifiers, for diagnosis: from the cache, like authentication's. */
-  const verifiersOf = (sentAppKey: string) => {
+  /**
+   * The merchant's keys with their verifiers, for diagnosis (from the cache, like authentication's),
+   * when `mayTry` allows: it is asked only for a merchant that has keys, before any verifier is made.
+   */
+  const verifiersOf = (sentAppKey: string, mayTry: () => boolean) => {
     if (!Headers.isAppKey(sentAppKey)) return Effect.succeed([])
     const appKey = storedAppKey(sentAppKey)
     return Effect.flatMap(store.authKeys(appKey), (keys) =>
-      Effect.forEach(keys ?? new Map(), ([version, key]) =>
-        Effect.map(
-          Effect.promise(async () => verifierOf(appKey, version, key.publicKeyPem)),
-          (verifier) => ({ version, verifier })
-        )
-      )
+      keys === null || keys.size === 0 || !mayTry()
+        ? Effect.succeed([])
+        : Effect.forEach(keys, ([version, key]) =>
+            Effect.map(
+              Effect.promise(async () => verifierOf(appKey, version, key.publicKeyPem)),
+              (verifier) => ({ version, verifier })
+            )
+          )
     )
   }
 
@@ -209,13 +214,11 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       // The budget is spent only where diagnosis would verify: when the merchant has keys to try.
       let diagnosed = true
-      const keysWithinBudget = (appKey: string) =>
-        Effect.map(verifiersOf(appKey), (keys) => {
-          if (keys.length === 0 || mayDiagnose(nowMs)) return keys
-          diagnosed = false
-          return []
-        })
-      const likely = yield* diagnose(input, nowMs, keysWithinBudget)
+      const withinBudget = () => {
+        diagnosed = mayDiagnose(nowMs)
+        return diagnosed
+      }
+      const likely = yield* diagnose(input, nowMs, (appKey) => verifiersOf(appKey, withinBudget))
       yield* Effect.logWarning("signature check failed").pipe(
         Effect.annotateLogs({
           environment: config.environment,

@@ -19,32 +19,29 @@ import {
   type SignError,
   withHeaders
 } from "../http/WireErrors.js"
-import { CreateOrderFlow } from "./CreateOrderFlow.js"
+import { type CreateOrderOutcome, CreateOrderFlow } from "./CreateOrderFlow.js"
 
 /** The create-order handler, as a layer for `HttpApiBuilder.api(MockApi)`. */
 export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handlers) =>
   Effect.gen(function* () {
     const flow = yield* CreateOrderFlow
     const config = yield* MockConfig
+    /** What the signature check decided, on whatever answer: the note for the request's event (App.ts's finishRequest), the header on the response. */
+    const keep = (checked: Pick<CreateOrderOutcome, "headers" | "note">) =>
+      Effect.zipRight(FiberRef.set(signatureNote, checked.note), withHeaders(checked.headers))
     // handleRaw: the signature covers the exact bytes sent, so the body is read raw and never
     // decoded (and re-encoded) by the framework first.
     return handlers.handleRaw("createOrder", ({ request }) => {
       const source = NodeHttpServerRequest.toIncomingMessage(request)
       const created = (bytes: Uint8Array) =>
         Step.toEffect(flow.create({ source, bytes })).pipe(
-          // The 500 (App.ts's answerFailure) carries the check's header, and the event its note.
-          Effect.catchTag("CreateStorageFailed", (failed) =>
-            Effect.zipRight(
-              Effect.zipRight(FiberRef.set(signatureNote, failed.note), withHeaders(failed.headers)),
-              Effect.fail(failed.cause)
-            )
-          )
+          // The 500 (App.ts's answerFailure) carries the check's header and note too.
+          Effect.catchTag("CreateStorageFailed", (failed) => Effect.zipRight(keep(failed), Effect.fail(failed.cause)))
         )
       const answered = Effect.flatMap(rawBodyOf(source, config.bodyLimitBytes), (bytes) =>
         Effect.flatMap(created(bytes), (outcome) =>
           Effect.zipRight(
-            // The note is for the request's event (App.ts's finishRequest reads it).
-            Effect.zipRight(FiberRef.set(signatureNote, outcome.note), withHeaders(outcome.headers)),
+            keep(outcome),
             outcome.answer instanceof ApiError ? Effect.fail(outcome.answer) : Effect.succeed(ok(outcome.answer))
           )
         )

@@ -153,11 +153,19 @@ const lookup = (source: HeaderSource, name: string): Lookup => {
     // None of these headers can hold a comma: one means Fetch joined a repeated header.
     return typeof value === "string" ? (value.includes(",") ? DUPLICATE : value) : undefined
   }
+  // A record (Node's IncomingHttpHeaders) is read key by key, without an entry per key: a server
+  // reads four headers of every request this way.
   const record = source as { readonly [name: string]: unknown }
-  return fromEntries(
-    Object.keys(record).map((key) => [key, record[key]] as const),
-    name
-  )
+  const lower = name.toLowerCase()
+  const keys = Object.keys(record)
+  let found: Lookup
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (key.length !== lower.length || key.toLowerCase() !== lower) continue
+    found = withValue(found, record[key])
+    if (found === DUPLICATE) return found
+  }
+  return found
 }
 
 const fromEntries = (entries: Iterable<readonly [unknown, unknown]>, name: string): Lookup => {
@@ -165,15 +173,22 @@ const fromEntries = (entries: Iterable<readonly [unknown, unknown]>, name: strin
   let found: Lookup
   for (const [key, value] of entries) {
     if (typeof key !== "string" || key.length !== lower.length || key.toLowerCase() !== lower) continue
-    if (value === undefined || value === null) continue
-    if (found !== undefined) return DUPLICATE
-    if (typeof value === "string") found = value.includes(",") ? DUPLICATE : value
-    else if (Array.isArray(value)) {
-      if (value.length > 1) return DUPLICATE
-      if (value.length === 1) found = typeof value[0] === "string" ? value[0] : NOT_TEXT
-    } else found = NOT_TEXT
+    found = withValue(found, value)
+    if (found === DUPLICATE) return found
   }
   return found
+}
+
+/** What a header reads as once `value` is seen under its name, after what was `found` before. */
+const withValue = (found: Lookup, value: unknown): Lookup => {
+  if (value === undefined || value === null) return found
+  if (found !== undefined) return DUPLICATE
+  if (typeof value === "string") return value.includes(",") ? DUPLICATE : value
+  if (Array.isArray(value)) {
+    if (value.length > 1) return DUPLICATE
+    return value.length === 1 ? (typeof value[0] === "string" ? value[0] : NOT_TEXT) : found
+  }
+  return NOT_TEXT
 }
 
 /**

@@ -3,18 +3,47 @@
  * in stored rows, callback bodies, the developer menu and logs alike.
  */
 
+const DAY_MS = 86_400_000
+
+/** The day last written: its first millisecond, its ISO date with the `T`, and its `YYYYMMDD`. */
+let day = { from: Number.NaN, date: "", compact: "" }
+
+/** The day of `ms` (a whole millisecond within Date's range), kept for the next call. */
+const dayOf = (ms: number) => {
+  if (!(ms >= day.from && ms < day.from + DAY_MS)) {
+    const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
+    const text = new Date(from).toISOString()
+    const date = text.slice(0, text.indexOf("T") + 1)
+    day = { from, date, compact: text.slice(0, 10).replaceAll("-", "") }
+  }
+  return day
+}
+
+const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`)
+const three = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`)
+
 /**
- * Writes epoch milliseconds as an ISO 8601 UTC timestamp.
+ * Writes epoch milliseconds as an ISO 8601 UTC timestamp: what `Date.prototype.toISOString` writes
+ * (a RangeError outside Date's range), the time of day worked out from the kept day, since every
+ * create writes one.
  *
  * @example
  * ```ts
  * isoTime(0) // "1970-01-01T00:00:00.000Z"
  * ```
  */
-export const isoTime = (ms: number): string => new Date(ms).toISOString()
-
-const DAY_MS = 86_400_000
-let day = { from: Number.NaN, text: "" }
+export const isoTime = (ms: number): string => {
+  // Anything unusual (a fraction, NaN, outside Date's range) is Date's to write or refuse.
+  if (!Number.isSafeInteger(ms) || Math.abs(ms) > 8.64e15) return new Date(ms).toISOString()
+  const { from, date } = dayOf(ms)
+  let rest = ms - from
+  const hours = Math.floor(rest / 3_600_000)
+  rest -= hours * 3_600_000
+  const minutes = Math.floor(rest / 60_000)
+  rest -= minutes * 60_000
+  const seconds = Math.floor(rest / 1000)
+  return `${date}${two(hours)}:${two(minutes)}:${two(seconds)}.${three(rest - seconds * 1000)}Z`
+}
 
 /**
  * The UTC calendar day of epoch milliseconds as `YYYYMMDD` (the date part of an orderSn).
@@ -24,11 +53,4 @@ let day = { from: Number.NaN, text: "" }
  * isoDay(0) // "19700101"
  * ```
  */
-export const isoDay = (ms: number): string => {
-  // Every create asks for today's: the text is kept for the day it names.
-  if (!(ms >= day.from && ms < day.from + DAY_MS)) {
-    const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
-    day = { from, text: isoTime(from).slice(0, 10).replaceAll("-", "") }
-  }
-  return day.text
-}
+export const isoDay = (ms: number): string => dayOf(ms).compact

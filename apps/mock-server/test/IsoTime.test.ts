@@ -1,9 +1,44 @@
-// The orderSn's date part (src/IsoTime.ts), which keeps the text of the last day it was asked for.
+// The mock's timestamps and the orderSn's date part (src/IsoTime.ts), which keep the text of the
+// last day they were asked for.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { isoDay, isoTime } from "../src/IsoTime.js"
 
-const fromIsoText = (ms: number) => isoTime(ms).slice(0, 10).replaceAll("-", "")
+const fromIsoText = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll("-", "")
+
+describe("isoTime", () => {
+  it("writes what Date's toISOString writes, near each other and across Date's whole range", () => {
+    const near = fc.integer({ min: Date.UTC(2026, 10, 20), max: Date.UTC(2026, 10, 26) })
+    const anywhere = fc.integer({ min: -8.64e15, max: 8.64e15 })
+    fc.assert(
+      fc.property(fc.array(fc.oneof(near, anywhere), { minLength: 1 }), (times) => {
+        for (const ms of times) expect(isoTime(ms)).toBe(new Date(ms).toISOString())
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("writes a day's first and last millisecond, before 1970 and past 9999, as Date does", () => {
+    for (const ms of [
+      0,
+      -1,
+      86_399_999,
+      Date.UTC(2026, 11, 31) - 1,
+      Date.UTC(10000, 0, 1),
+      -62198755200001,
+      8.64e15,
+      -8.64e15
+    ])
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString())
+  })
+
+  it("refuses what Date refuses and truncates a fraction as Date does", () => {
+    expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError)
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError)
+    expect(isoTime(1.9)).toBe(new Date(1.9).toISOString())
+    expect(isoTime(-1.5)).toBe(new Date(-1.5).toISOString())
+  })
+})
 
 describe("isoDay", () => {
   it("is the UTC date of the ISO text, across day boundaries and in any order of calls", () => {

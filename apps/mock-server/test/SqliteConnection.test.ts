@@ -58,16 +58,23 @@ describe("SqliteConnection", () => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const direct = yield* SqliteDirect
+        // Asked for before its table exists, as a store asks before the migrations ran.
+        const insert = direct.statement("INSERT INTO t (name) VALUES (?) RETURNING name")
+        const plainInsert = direct.statement("INSERT INTO t (name) VALUES (?)")
         yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
-        const before = direct.rows("INSERT INTO t (name) VALUES (?) RETURNING name", ["before"])
-        const during = yield* sql.withTransaction(
-          Effect.sync(() => direct.rows("INSERT INTO t (name) VALUES (?) RETURNING name", ["during"]))
-        )
-        const after = direct.rows("SELECT name FROM t ORDER BY name", [])
-        return { before, during, after }
+        const before = insert(["before"])
+        const during = yield* sql.withTransaction(Effect.sync(() => insert(["during"])))
+        const plain = plainInsert(["plain"])
+        const after = direct.statement("SELECT name FROM t ORDER BY name")([])
+        return { before, during, plain, after }
       })
     )
-    expect(result).toEqual({ before: [{ name: "before" }], during: undefined, after: [{ name: "before" }] })
+    expect(result).toEqual({
+      before: [{ name: "before" }],
+      during: undefined,
+      plain: [],
+      after: [{ name: "before" }, { name: "plain" }]
+    })
   })
 
   it("keeps answering past its bound of prepared statements (the oldest are prepared again)", async () => {

@@ -129,10 +129,13 @@ export const makeOrderStore = Effect.gen(function* () {
       VALUES (${p[0]}, ${p[1]}, ${p[2]}, ${p[3]}, ${p[4]}, 'CREATED', ${p[5]}, ${p[6]}, ${p[7]})
       ON CONFLICT DO NOTHING
       RETURNING order_sn`
-  const directText = {
-    insert: insertOrder(Array.from({ length: 8 }, () => null)).compile()[0],
-    byOuterOrder: byOuterOrder("", "").compile()[0]
-  }
+  const directStatements =
+    direct === undefined
+      ? undefined
+      : {
+          insert: direct.statement(insertOrder(Array.from({ length: 8 }, () => null)).compile()[0]),
+          byOuterOrder: direct.statement(byOuterOrder("", "").compile()[0])
+        }
   const params = (order: typeof NewOrder.Type): ReadonlyArray<unknown> => [
     order.orderSn,
     order.appKey,
@@ -169,9 +172,12 @@ export const makeOrderStore = Effect.gen(function* () {
 
   // Only the driver's errors are storage failures (SqlError); a row that does not decode, or an
   // orderSn that keeps conflicting, is a defect, as on the Effect path (badRowIsDefect).
-  const rowsNow = (run: NonNullable<typeof direct>, text: string, values: ReadonlyArray<unknown>) => {
+  const rowsNow = (
+    run: (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined,
+    values: ReadonlyArray<unknown>
+  ) => {
     try {
-      return run.rows(text, values)
+      return run(values)
     } catch (cause) {
       throw new SqlError({ cause, message: "Failed to execute statement" })
     }
@@ -179,13 +185,13 @@ export const makeOrderStore = Effect.gen(function* () {
 
   /** {@link OrderStore.createOrderNow} (see there); `tries` counts repeated orderSns. */
   const createNow = (input: OrderDraft): CreatedOrder | Conflict | undefined => {
-    if (direct === undefined) return undefined
+    if (directStatements === undefined) return undefined
     for (let tries = 0; ; tries++) {
       const order = draftAt(input)
-      const inserted = rowsNow(direct, directText.insert, params(order))
+      const inserted = rowsNow(directStatements.insert, params(order))
       if (inserted === undefined) return undefined
       if (inserted.length > 0) return { order: createdRecord(order), created: true }
-      const found = rowsNow(direct, directText.byOuterOrder, [input.appKey, input.outerOrder])
+      const found = rowsNow(directStatements.byOuterOrder, [input.appKey, input.outerOrder])
       if (found === undefined) return undefined
       // No order with this orderId: the conflict was a repeated orderSn, so draw another.
       if (found.length === 0 && tries < 5) continue

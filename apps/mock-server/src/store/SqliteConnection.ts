@@ -21,11 +21,12 @@ export class SqliteDirect extends Context.Tag("mock-server/SqliteDirect")<
   SqliteDirect,
   {
     /**
-     * Runs `sql` (prepared once) with `params` and gives its rows; `undefined` while a transaction
-     * holds the connection, which the statement must not join: the caller then goes through the
-     * `SqlClient`, which waits for the transaction's end. Throws what better-sqlite3 throws.
+     * `sql` as a function that runs it with `params` and gives its rows, prepared at its first run
+     * (the tables may not exist yet when it is asked for) and kept for the connection's life; `undefined` while a transaction holds the connection, which the
+     * statement must not join: the caller then goes through the `SqlClient`, which waits for the
+     * transaction's end. Throws what better-sqlite3 throws.
      */
-    readonly rows: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
+    readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
   }
 >() {}
 
@@ -151,7 +152,21 @@ const make = (
       spanAttributes: [["db.system.name", "sqlite"]]
     })
     const direct: SqliteDirect["Type"] = {
-      rows: (sql, params) => (transactions === 0 ? runOn(prepared(sql), params, false) : undefined)
+      // Held by its caller, outside the cache above: no lookup by SQL text per run.
+      statement: (sql) => {
+        let statement: Sqlite.Statement | undefined
+        let reader = false
+        return (params) => {
+          if (transactions !== 0) return undefined
+          if (statement === undefined) {
+            statement = db.prepare(sql)
+            reader = statement.reader
+          }
+          if (reader) return statement.all(...params) as ReadonlyArray<unknown>
+          statement.run(...params)
+          return []
+        }
+      }
     }
     return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))
   })

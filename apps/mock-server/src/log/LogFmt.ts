@@ -12,6 +12,9 @@ const LABEL_UNSAFE = /[\s="]/
 
 const label = (key: string): string => (LABEL_UNSAFE.test(key) ? key.replace(/[\s="]/g, "_") : key)
 const value = (text: string): string => (BARE.test(text) ? text : JSON.stringify(text))
+// No fiber (a line written without one, see RequestLog.ts) has no name: "" without building it.
+// By its tag: Effect 3.22's FiberId.isNone recurses without end on a runtime fiber's id.
+const threadName = (fiberId: FiberId.FiberId): string => (fiberId._tag === "None" ? "" : FiberId.threadName(fiberId))
 const text = (u: unknown): string => (typeof u === "string" ? u : Inspectable.toStringUnknown(u, 0))
 
 /**
@@ -24,7 +27,7 @@ const text = (u: unknown): string => (typeof u === "string" ? u : Inspectable.to
  */
 export const logfmtLogger: Logger.Logger<unknown, string> = Logger.make(
   ({ annotations, cause, date, fiberId, logLevel, message, spans }) => {
-    let out = `timestamp=${value(date.toISOString())} level=${value(logLevel.label)} fiber=${value(FiberId.threadName(fiberId))}`
+    let out = `timestamp=${value(date.toISOString())} level=${value(logLevel.label)} fiber=${value(threadName(fiberId))}`
     if (Array.isArray(message)) {
       for (const part of message) out += ` message=${value(text(part))}`
     } else {

@@ -138,7 +138,13 @@ export const make = Effect.gen(function* () {
       return { ok: false, appKey, missing: false, cause: `key version ${keyVersion} is disabled` }
     }
     if (signature === undefined) return { ok: true, appKey }
-    const text = Canonical.requestStringToSign({ ...input, appKey: sentAppKey, timestamp })
+    const text = Canonical.requestStringToSign({
+      method: input.method,
+      path: input.path,
+      appKey: sentAppKey,
+      timestamp,
+      body: input.body
+    })
     const verify = (verifier: NodeCrypto.NodeVerifier): Promise<Verdict> =>
       (input.busy === true ? verifier.verifyOnThreadPool(text, signature) : verifier.verify(text, signature)).then(
         (valid) => (valid ? { ok: true, appKey } : { ok: false, appKey, missing: false, cause: SIGNATURE_MISMATCH })

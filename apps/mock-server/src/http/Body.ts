@@ -163,6 +163,8 @@ export const requireJsonMediaType = (contentType: string | undefined): Effect.Ef
  * ```
  */
 export const jsonMediaTypeRefusal = (contentType: string | undefined): ApiError | undefined => {
+  // What nearly every request sends, answered without splitting it.
+  if (contentType === "application/json") return undefined
   const mediaType = contentType?.split(";")[0]?.trim().toLowerCase()
   return mediaType === "application/json"
     ? undefined

@@ -82,9 +82,11 @@ export const headerRuleViolation = (request: {
   let hosts = 0
   let contentTypes = 0
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    const name = request.rawHeaders[i]!.toLowerCase()
-    if (name === "host") hosts++
-    else if (name === "content-type") contentTypes++
+    // Only a name of the right length is lowered: every request passes here.
+    const name = request.rawHeaders[i]!
+    if (name.length === 4) {
+      if (name.toLowerCase() === "host") hosts++
+    } else if (name.length === 12 && name.toLowerCase() === "content-type") contentTypes++
   }
   // RFC 9112 3.2: a server MUST answer 400 to an HTTP/1.1 request with no Host or more than one.
   if (hosts > 1) return answer("paramError", "the Host header is sent more than once; send it once")

@@ -31,6 +31,8 @@ export type FastPath = (request: IncomingMessage, response: ServerResponse) => b
 const CONTENT_TYPE = "content-type"
 const REQUEST_ID = "x-request-id"
 const CONTENT_LENGTH = "content-length"
+/** The headers of an answer with none of its own (production's common case). */
+const JSON_ONLY: Readonly<Record<string, string>> = { [CONTENT_TYPE]: "application/json" }
 
 /**
  * The create-order fast path over the CreateOrderFlow in context; the context's runtime gives its
@@ -74,12 +76,18 @@ export const makeCreateOrderFastPath = (options: {
       const durationMs = Date.now() - started
       if (!response.writableEnded && !response.destroyed) {
         // A string body goes out in one write with the head (Node joins them); bytes would be a second chunk.
-        const { body } = answer
-        response.writeHead(answer.status, {
-          ...answer.headers,
-          [CONTENT_LENGTH]: String(typeof body === "string" ? Buffer.byteLength(body) : body.length),
-          [REQUEST_ID]: requestId
-        })
+        const { body, headers } = answer
+        // Node takes the head as a flat list of names and values: no object copied to add two. The
+        // two are this function's own, whatever an answer built elsewhere (answerFailure) carries.
+        const head: Array<string> = []
+        for (const name in headers) if (name !== CONTENT_LENGTH && name !== REQUEST_ID) head.push(name, headers[name]!)
+        head.push(
+          CONTENT_LENGTH,
+          String(typeof body === "string" ? Buffer.byteLength(body) : body.length),
+          REQUEST_ID,
+          requestId
+        )
+        response.writeHead(answer.status, head)
         response.end(body)
       }
       recordRequest(log, options.publishNow, {
@@ -96,9 +104,13 @@ export const makeCreateOrderFastPath = (options: {
       const { answer } = outcome
       const refused = answer instanceof ApiError
       const code: ErrorCode.ResultCode = refused ? answer.code : "SUCCESS"
+      const extra = refused ? answer.headers : undefined
       return {
         status: ErrorCode.httpStatus(code),
-        headers: { ...outcome.headers, ...(refused ? answer.headers : undefined), [CONTENT_TYPE]: "application/json" },
+        headers:
+          outcome.headers === undefined && extra === undefined
+            ? JSON_ONLY
+            : { ...outcome.headers, ...extra, [CONTENT_TYPE]: "application/json" },
         body: refused ? envelopeJson(code, answer.msg, null) : envelopeJson(code, null, answer)
       }
     }

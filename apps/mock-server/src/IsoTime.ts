@@ -8,15 +8,18 @@ const DAY_MS = 86_400_000
 /** The day last written: its first millisecond, its ISO date with the `T`, and its `YYYYMMDD`. */
 let day = { from: Number.NaN, date: "", compact: "" }
 
-/** The day of `ms` (a whole millisecond within Date's range), kept for the next call. */
+/**
+ * The day of `ms`, kept for the next call when its start is a whole millisecond (for a fraction of
+ * a millisecond the arithmetic can round it off a day's start: such a day is never kept).
+ */
 const dayOf = (ms: number) => {
-  if (!(ms >= day.from && ms < day.from + DAY_MS)) {
-    const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
-    const text = new Date(from).toISOString()
-    const date = text.slice(0, text.indexOf("T") + 1)
-    day = { from, date, compact: text.slice(0, 10).replaceAll("-", "") }
-  }
-  return day
+  if (ms >= day.from && ms < day.from + DAY_MS) return day
+  const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
+  const text = new Date(from).toISOString()
+  const date = text.slice(0, text.indexOf("T") + 1)
+  const found = { from, date, compact: text.slice(0, 10).replaceAll("-", "") }
+  if (Number.isSafeInteger(from)) day = found
+  return found
 }
 
 const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`)

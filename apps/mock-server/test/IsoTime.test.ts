@@ -32,6 +32,25 @@ describe("isoTime", () => {
       expect(isoTime(ms)).toBe(new Date(ms).toISOString())
   })
 
+  it("is not misled by a day asked for with a fraction of a millisecond", () => {
+    // Near 0 the day's start of a fractional time can round off a whole millisecond.
+    const fractional = fc.double({ min: -1e8, max: 1e8, noNaN: true })
+    const whole = fc.integer({ min: -1e8, max: 1e8 })
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fractional, whole), { minLength: 1 }), (pairs) => {
+        for (const [asked, ms] of pairs) {
+          isoDay(asked)
+          expect(isoTime(ms)).toBe(new Date(ms).toISOString())
+        }
+      }),
+      { numRuns: 300 }
+    )
+    isoDay(0.999999999999998)
+    expect(isoTime(0)).toBe("1970-01-01T00:00:00.000Z")
+    isoDay(-3e-9)
+    expect(isoTime(5)).toBe("1970-01-01T00:00:00.005Z")
+  })
+
   it("refuses what Date refuses and truncates a fraction as Date does", () => {
     expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError)
     expect(() => isoTime(Number.NaN)).toThrow(RangeError)

@@ -66,7 +66,7 @@ const size = smoke
       // The figure; every request of the suite counts, and the top-up has what is left of the
       // run's budget (throughput runs last for that).
       rssRequests: 200_000,
-      // Good and 5% bad runs alternating (Throughput.ts): three or four runs.
+      // Good and 5% bad runs alternating (Throughput.ts): three to seven 3-second runs.
       warmUpRequests: 30_000,
       warmUpMaxSeconds: 30,
       spawns: 5,

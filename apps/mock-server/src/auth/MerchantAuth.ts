@@ -145,18 +145,22 @@ export const make = Effect.gen(function* () {
       timestamp,
       body: input.body
     })
+    const verdictOf = (valid: boolean): Verdict =>
+      valid ? { ok: true, appKey } : { ok: false, appKey, missing: false, cause: SIGNATURE_MISMATCH }
     const verify = (verifier: NodeCrypto.NodeVerifier): Promise<Verdict> =>
       (input.busy === true ? verifier.verifyOnThreadPool(text, signature) : verifier.verify(text, signature)).then(
-        (valid) => (valid ? { ok: true, appKey } : { ok: false, appKey, missing: false, cause: SIGNATURE_MISMATCH })
+        verdictOf
       )
     const verifier = verifierOf(appKey, keyVersion, key.publicKeyPem)
-    return verifier instanceof Promise ? verifier.then(verify) : verify(verifier)
+    if (verifier instanceof Promise) return verifier.then(verify)
+    // A request alone is verified here and now: the create goes on without waiting for a Promise.
+    return input.busy === true ? verify(verifier) : verdictOf(verifier.verifyNow(text, signature))
   }
 
   /**
    * Production's decision on a request, whatever the environment. No fiber step on the common
-   * path: the merchant's keys come from the store's cache when it has them, and the only wait
-   * left on a valid request is the verification's Promise.
+   * path: the merchant's keys come from the store's cache when it has them, and a request alone
+   * is verified at once; only one verified on the thread pool (`busy`) waits for a Promise.
    */
   const judge = (input: AuthInput, nowMs: number): Step.Step<Verdict, SqlError> => {
     const required = Environment.requiresSignature(

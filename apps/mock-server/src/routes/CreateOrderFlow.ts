@@ -4,7 +4,7 @@
  * creation. The HttpApi route (CreateOrder.ts) and the fast path for the same route
  * (http/CreateOrderFastPath.ts) both run this one service, so they cannot answer differently. It is
  * written in steps (http/Step.ts): on SQLite with the merchant's keys cached, a create runs without
- * a fiber, its only wait the signature's verification.
+ * a fiber, and without a wait unless its signature is verified on the thread pool.
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Wire from "@pc/core/Wire"

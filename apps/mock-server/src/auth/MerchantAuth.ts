@@ -147,14 +147,13 @@ export const make = Effect.gen(function* () {
     })
     const verdictOf = (valid: boolean): Verdict =>
       valid ? { ok: true, appKey } : { ok: false, appKey, missing: false, cause: SIGNATURE_MISMATCH }
-    const verify = (verifier: NodeCrypto.NodeVerifier): Promise<Verdict> =>
-      (input.busy === true ? verifier.verifyOnThreadPool(text, signature) : verifier.verify(text, signature)).then(
-        verdictOf
-      )
-    const verifier = verifierOf(appKey, keyVersion, key.publicKeyPem)
-    if (verifier instanceof Promise) return verifier.then(verify)
     // A request alone is verified here and now: the create goes on without waiting for a Promise.
-    return input.busy === true ? verify(verifier) : verdictOf(verifier.verifyNow(text, signature))
+    const verify = (verifier: NodeCrypto.NodeVerifier): Verdict | Promise<Verdict> =>
+      input.busy === true
+        ? verifier.verifyOnThreadPool(text, signature).then(verdictOf)
+        : verdictOf(verifier.verifyNow(text, signature))
+    const verifier = verifierOf(appKey, keyVersion, key.publicKeyPem)
+    return verifier instanceof Promise ? verifier.then(verify) : verify(verifier)
   }
 
   /**

@@ -3,12 +3,13 @@
  * instead of through the HttpApi router, its middleware and its response encoding, and without a
  * fiber where none is needed: the flow's steps (http/Step.ts) are plain on SQLite with the
  * merchant's keys cached, so a signed create is the body's read, the verification (at once for a
- * request alone, a Promise from the thread pool while others wait), the insert and one write. A fiber per request and a fiber step per check were most of a create's CPU
- * (issue 12's profile). The route stays declared once in MockApi (OpenAPI, the typed client); the
- * work (CreateOrderFlow), the failure answers (`answerFailure`), the envelope and the request's log
- * line and event (log/RequestLog.ts) are the modules the HttpApi path runs too, so both paths
- * answer the same bytes. Only an exact origin-form target is taken here; anything else (a query,
- * an absolute-form target) goes the HttpApi way.
+ * request alone, a Promise from the thread pool while others wait), the insert and one write. A
+ * fiber per request and a fiber step per check were most of a create's CPU (issue 12's profile).
+ * The route stays declared once in MockApi (OpenAPI, the typed client); the work (CreateOrderFlow),
+ * the failure answers (`answerFailure`), the envelope and the request's log line and event
+ * (log/RequestLog.ts) are the modules the HttpApi path runs too, so both paths answer the same
+ * bytes. Only an exact origin-form target is taken here; anything else (a query, an absolute-form
+ * target) goes the HttpApi way.
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { ErrorCode } from "@pc/core"

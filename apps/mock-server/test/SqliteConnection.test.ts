@@ -1,9 +1,11 @@
 // The mock's own SQLite SqlClient (store/SqliteConnection.ts) on a real SQLite file: statements from
 // other fibers never land inside an open transaction, statements past the prepared-statement bound
-// still run, and a failing statement is a SqlError.
+// still run, a failing statement is a SqlError, and the WAL reaches the file by the background
+// checkpoints (WalCheckpoints.ts), before SQLite's own would copy it.
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Deferred, Effect, Either, Fiber } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
+import Sqlite from "better-sqlite3"
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -107,5 +109,44 @@ describe("SqliteConnection", () => {
       })
     )
     expect(result).toEqual({ error: "SqlError", rows: ["a", "b"] })
+  })
+
+  it("copies committed rows from the WAL into the database file in the background", async () => {
+    const file = join(dir, `db-${++files}.sqlite`)
+    const copy = join(dir, `copy-${files}.sqlite`)
+    // The database file alone, without its WAL: only what a checkpoint copied into it.
+    const rowsInFile = (): number => {
+      copyFileSync(file, copy)
+      rmSync(`${copy}-wal`, { force: true })
+      const db = new Sqlite(copy)
+      try {
+        const table = db.prepare("SELECT name FROM sqlite_master WHERE name = 't'").get()
+        return table === undefined ? 0 : (db.prepare("SELECT COUNT(*) FROM t").pluck().get() as number)
+      } finally {
+        db.close()
+      }
+    }
+    const seen = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // As the mock opens its file (Database.ts).
+        yield* sql`PRAGMA locking_mode = EXCLUSIVE`
+        yield* sql`PRAGMA journal_mode = WAL`
+        yield* sql`PRAGMA synchronous = NORMAL`
+        yield* (yield* SqliteDirect).checkpointInBackground
+        yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+        // 40 commits: about 80 WAL pages, far below the 1,000 at which SQLite checkpoints by itself.
+        for (let i = 0; i < 40; i++) yield* sql`INSERT INTO t (name) VALUES (${`n${i}`})`
+        const inWalOnly = rowsInFile()
+        let inFile = inWalOnly
+        for (let waited = 0; inFile < 40 && waited < 5_000; waited += 50) {
+          yield* Effect.sleep("50 millis")
+          inFile = rowsInFile()
+        }
+        return { inWalOnly, inFile, throughConnection: (yield* names(sql)).length }
+      }).pipe(Effect.scoped, Effect.provide(SqliteConnection.layer(file)))
+    )
+    expect(seen.inWalOnly).toBeLessThan(40)
+    expect(seen).toMatchObject({ inFile: 40, throughConnection: 40 })
   })
 })

@@ -5,7 +5,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, type Scope } from "effect"
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import pg from "pg"
@@ -69,15 +69,18 @@ const lockSqlite = (db: string) =>
       )
     }
     // WAL with synchronous=NORMAL: a commit is not fsynced, yet a killed process loses nothing
-    // (only a power cut can drop the last commits), and creates stay fast. What is left on the
-    // event loop is SQLite's automatic checkpoint, in the commit that takes the WAL past 1,000
-    // pages: it copies them into the file and fsyncs both. Measured on this project's 2-core
-    // machine (30,000 order inserts, load 9-10): 0.26-0.35 ms per insert on average, p99 4.6-10 ms,
-    // the longest 130-295 ms; without checkpoints 0.055 ms, p99 0.17 ms. A larger threshold trades
-    // the p99 for longer stalls. The way out is a checkpoint on another thread, which the EXCLUSIVE
-    // lock above rules out (it keeps every other connection out, in this process too): not done.
+    // (only a power cut can drop the last commits), and creates stay fast.
     yield* sql`PRAGMA synchronous = NORMAL`
     yield* sql`PRAGMA foreign_keys = ON`
+    if (isFile(db)) {
+      // The checkpoints that copy the WAL into the file fsync both. SQLite's own runs inside the
+      // commit that takes the WAL past 1,000 pages, with every request waiting (10-16 ms of it the
+      // WAL's fsync on this project's machine); these run every 100 ms in the background, the WAL's
+      // fsync on the thread pool (WalCheckpoints.ts). SQLite's stays as the backstop, at 10,000
+      // pages: the mock's fastest new orders add about 1,200 between two background checkpoints.
+      yield* sql`PRAGMA wal_autocheckpoint = 10000`
+      yield* (yield* SqliteConnection.SqliteDirect).checkpointInBackground
+    }
   })
 
 /**
@@ -96,9 +99,9 @@ const migrate = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   migrateAlone(sql, Migrator.make({})({ loader: Migrator.fromRecord(migrations) }))
 )
 
-/** Passes the client on once `prepare` has run on it. */
-const preparedWith = <E>(prepare: Effect.Effect<unknown, E, SqlClient.SqlClient>) =>
-  Layer.effectContext(Effect.zipRight(prepare, Effect.context<SqlClient.SqlClient>()))
+/** Passes the client on once `prepare` has run on it (in the layer's scope: what it starts stops with it). */
+const preparedWith = <E, R>(prepare: Effect.Effect<unknown, E, SqlClient.SqlClient | R | Scope.Scope>) =>
+  Layer.scopedContext(Effect.zipRight(prepare, Effect.context<SqlClient.SqlClient>()))
 
 /**
  * The SQLite database `db`: the file (created 0600 if new, locked for this process, see

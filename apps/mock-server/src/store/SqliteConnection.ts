@@ -11,6 +11,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import Sqlite from "better-sqlite3"
 import { Context, Effect, Layer, Scope } from "effect"
+import * as WalCheckpoints from "./WalCheckpoints.js"
 
 /**
  * The connection's statements without `@effect/sql`'s per-statement steps (its span, the SQL text
@@ -27,6 +28,12 @@ export class SqliteDirect extends Context.Tag("mock-server/SqliteDirect")<
      * transaction's end. Throws what better-sqlite3 throws.
      */
     readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
+    /**
+     * Starts checkpointing the file's WAL in the background until the scope closes (WalCheckpoints.ts):
+     * for a file in WAL mode, once its lock is held. A checkpoint waits for the connection to be
+     * free of transactions, like a direct statement.
+     */
+    readonly checkpointInBackground: Effect.Effect<void, never, Scope.Scope>
   }
 >() {}
 
@@ -166,7 +173,8 @@ const make = (
           statement.run(...params)
           return []
         }
-      }
+      },
+      checkpointInBackground: Effect.suspend(() => WalCheckpoints.inBackground(db, filename, () => transactions === 0))
     }
     return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))
   })

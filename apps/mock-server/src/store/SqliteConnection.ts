@@ -30,8 +30,8 @@ export class SqliteDirect extends Context.Tag("mock-server/SqliteDirect")<
     readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
     /**
      * Starts checkpointing the file's WAL in the background until the scope closes (WalCheckpoints.ts):
-     * for a file in WAL mode, once its lock is held. A checkpoint waits for the connection to be
-     * free of transactions, like a direct statement.
+     * for a file in WAL mode, once its lock is held. Like a direct statement, a checkpoint never
+     * runs while a transaction holds the connection.
      */
     readonly checkpointInBackground: Effect.Effect<void, never, Scope.Scope>
   }
@@ -174,7 +174,9 @@ const make = (
           return []
         }
       },
-      checkpointInBackground: Effect.suspend(() => WalCheckpoints.inBackground(db, filename, () => transactions === 0))
+      checkpointInBackground: Effect.suspend(() =>
+        WalCheckpoints.inBackground(db, () => transactions === 0 && !db.inTransaction)
+      )
     }
     return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))
   })

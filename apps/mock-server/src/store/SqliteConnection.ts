@@ -14,9 +14,10 @@ import { Context, Effect, Layer, Scope } from "effect"
 import * as WalCheckpoints from "./WalCheckpoints.js"
 
 /**
- * The connection's statements without `@effect/sql`'s per-statement steps (its span, the SQL text
- * compiled again, the connection acquired): for the one statement every create-order runs. A plain
- * synchronous call, so nothing of another fiber can run in between.
+ * What needs the raw connection: its statements without `@effect/sql`'s per-statement steps (its
+ * span, the SQL text compiled again, the connection acquired), for the statements every
+ * create-order runs, each a plain synchronous call so nothing of another fiber can run in between;
+ * and the file's WAL checkpoints in the background.
  */
 export class SqliteDirect extends Context.Tag("mock-server/SqliteDirect")<
   SqliteDirect,

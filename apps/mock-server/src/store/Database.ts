@@ -75,9 +75,9 @@ const lockSqlite = (db: string) =>
     if (isFile(db)) {
       // The checkpoints that copy the WAL into the file fsync both. SQLite's own runs inside the
       // commit that takes the WAL past 1,000 pages, with every request waiting (10-16 ms of it the
-      // WAL's fsync on this project's machine); these run in the background after about 500 pages,
-      // the WAL's fsync on the thread pool (WalCheckpoints.ts). SQLite's stays as the backstop, at
-      // 10,000 pages: the mock's fastest new orders add about 1,200 in the 100 ms between two looks.
+      // WAL's fsync on this project's machine); these run in the background at about the same
+      // 1,000 pages, the WAL's fsync on the thread pool (WalCheckpoints.ts). SQLite's stays as the
+      // backstop, at 10,000 pages: the mock's fastest new orders add about 1,200 in 100 ms.
       yield* sql`PRAGMA wal_autocheckpoint = 10000`
       yield* (yield* SqliteConnection.SqliteDirect).checkpointInBackground
     }

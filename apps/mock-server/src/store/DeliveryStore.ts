@@ -6,7 +6,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as Statement from "@effect/sql/Statement"
 import * as Wire from "@pc/core/Wire"
 import { Effect, Option, Schema } from "effect"
-import { epochMsType, joinFirstRows } from "./Dialect.js"
+import { epochMsType, joinFirstRows, wholeNumber } from "./Dialect.js"
 import { badRowIsDefect, column } from "./Row.js"
 import { NotFound } from "./StoreError.js"
 
@@ -320,9 +320,8 @@ export const makeDeliveryStore = Effect.gen(function* () {
       const busy = inFlight.filter(([, count]) => count >= options.perMerchant).map(([appKey]) => appKey)
       const partly = inFlight.filter(([, count]) => count < options.perMerchant)
       const notBusy = busy.length === 0 ? sql`1 = 1` : sql`m.app_key NOT IN ${sql.in(busy)}`
-      // The counts are this process's own integers, written as literals: PostgreSQL cannot type a
-      // CASE whose every branch is a parameter as a number.
-      const count = (n: number) => sql.literal(String(Math.max(0, Math.floor(n))))
+      // The counts and limits are this process's own integers, written into the text (Dialect.ts).
+      const count = (n: number) => wholeNumber(sql, Math.max(0, n))
       const slots =
         partly.length === 0
           ? count(options.perMerchant)
@@ -350,7 +349,7 @@ export const makeDeliveryStore = Effect.gen(function* () {
             "deliveries",
             sql`WHERE inner_rows.app_key = m.app_key AND inner_rows.status = 'pending'
               AND inner_rows.next_attempt_at_ms <= ${nowMs} AND ${notExcluded}
-              ORDER BY inner_rows.next_attempt_at_ms LIMIT ${options.perMerchant}`
+              ORDER BY inner_rows.next_attempt_at_ms LIMIT ${count(options.perMerchant)}`
           )}
           WHERE m.app_key IS NOT NULL AND ${notBusy}
         ), turns AS (
@@ -359,7 +358,7 @@ export const makeDeliveryStore = Effect.gen(function* () {
           FROM candidates
         )
         UPDATE deliveries SET next_attempt_at_ms = ${untilMs}
-        WHERE id IN (SELECT id FROM turns WHERE turn <= slots ORDER BY turn, next_attempt_at_ms, id LIMIT ${options.limit})
+        WHERE id IN (SELECT id FROM turns WHERE turn <= slots ORDER BY turn, next_attempt_at_ms, id LIMIT ${count(options.limit)})
         RETURNING *, (SELECT notify_url FROM merchants WHERE merchants.app_key = deliveries.app_key) AS notify_url`
       )().pipe(badRowIsDefect)
     },
@@ -456,7 +455,7 @@ export const makeDeliveryStore = Effect.gen(function* () {
     deliveriesOf: (orderSn, limit = 200) =>
       deliveryRows(() =>
         orderSn === undefined
-          ? sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT ${limit}`
+          ? sql`SELECT * FROM deliveries ORDER BY created_at_ms DESC, id LIMIT ${wholeNumber(sql, limit)}`
           : sql`SELECT * FROM deliveries WHERE order_sn = ${orderSn} ORDER BY created_at_ms, id`
       )().pipe(
         Effect.flatMap((rows) =>

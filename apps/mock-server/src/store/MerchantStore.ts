@@ -7,6 +7,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Option, Schema } from "effect"
 import { isoTime } from "../IsoTime.js"
 import { makeDueNow } from "./DeliveryStore.js"
+import { wholeNumber } from "./Dialect.js"
 import { badRowIsDefect, column } from "./Row.js"
 import { NotFound } from "./StoreError.js"
 
@@ -155,7 +156,7 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
       Request: Schema.Number,
       Result: ListedMerchant,
       execute: (limit) =>
-        sql`SELECT app_key, notify_url FROM merchants ORDER BY created_at DESC, app_key DESC LIMIT ${limit}`
+        sql`SELECT app_key, notify_url FROM merchants ORDER BY created_at DESC, app_key DESC LIMIT ${wholeNumber(sql, limit)}`
     })
     const keysOfMany = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),

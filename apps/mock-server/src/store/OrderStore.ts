@@ -7,6 +7,7 @@ import * as Wire from "@pc/core/Wire"
 import { Effect, Option, Schema } from "effect"
 import { isoTime } from "../IsoTime.js"
 import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
+import { wholeNumber } from "./Dialect.js"
 import { type BadRow, badRowIsDefect, column } from "./Row.js"
 import { SqliteDirect } from "./SqliteConnection.js"
 import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
@@ -221,7 +222,8 @@ export const makeOrderStore = Effect.gen(function* () {
   const recent = SqlSchema.findAll({
     Request: Schema.Number,
     Result: OrderRecord,
-    execute: (limit) => sql`SELECT * FROM orders ORDER BY created_at DESC, order_sn DESC LIMIT ${limit}`
+    execute: (limit) =>
+      sql`SELECT * FROM orders ORDER BY created_at DESC, order_sn DESC LIMIT ${wholeNumber(sql, limit)}`
   })
   const getOrder = (orderSn: string) => findOrder(orderSn).pipe(badRowIsDefect)
 

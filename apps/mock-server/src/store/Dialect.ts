@@ -1,8 +1,8 @@
 // The one place where the engines shape the mock's SQL text. Every other query in the store modules
 // is the same text on SQLite and PostgreSQL; what differs is a column type, a row-locking clause
-// and how concurrent migrations are kept apart, and what both need written into the text instead
-// of bound is a whole number (a LIMIT, a CASE branch). (How each engine is opened, SQLite's file
-// lock and node-postgres's type parsers, is in Database.ts.)
+// and how concurrent migrations are kept apart, and where a whole number is written into the text
+// instead of bound: a LIMIT (for SQLite's sake) and a CASE branch (for PostgreSQL's). (How each
+// engine is opened, SQLite's file lock and node-postgres's type parsers, is in Database.ts.)
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
@@ -63,9 +63,13 @@ export const joinFirstRows = (sql: SqlClient.SqlClient, table: string, rows: Sta
  *   that way and 300 µs with its LIMITs in the text.
  * - a `CASE` whose every branch is a number: PostgreSQL cannot type it when each is a parameter.
  *
- * Each value makes its own statement text, so it suits the few values a caller uses (a batch
- * size, a page size). Anything but a whole number from 0 to 2^53 - 1 is the caller's defect,
- * thrown here instead of sent to the database.
+ * Each value makes its own statement text, so it suits values from a small range (a batch size up
+ * to 16, a page size up to 200), which the bounded statement cache holds. Anything but a whole
+ * number from 0 to 2^53 - 1 is the caller's defect, thrown here instead of sent to the database.
+ *
+ * The same re-preparing would come back for every bound value compared with an indexed column if
+ * the database had statistics (`sqlite_stat4`): the mock never runs `ANALYZE` or
+ * `PRAGMA optimize`, and must not.
  *
  * @example
  * ```ts

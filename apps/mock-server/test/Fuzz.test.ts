@@ -153,7 +153,10 @@ const headerMutation: fc.Arbitrary<(headers: ReadonlyArray<Header>) => ReadonlyA
 interface Case {
   readonly label: string
   readonly bytes: Uint8Array
-  /** The request is cut short: the client ends its side after it, as a client that gives up does. */
+  /**
+   * The request may be cut short (its framing can promise more than it sends): the client ends its
+   * side after it, as a client that gives up does, so the mock sees the end instead of waiting.
+   */
   readonly truncated?: boolean
   /** The request target, when it may name a document route. */
   readonly path?: string
@@ -213,7 +216,9 @@ const randomRequest: fc.Arbitrary<Case> = fc
     return {
       label: `random ${method} ${path.slice(0, 40)}`,
       path,
-      bytes: Buffer.concat([head(method, path, mutate(base)), payload])
+      bytes: Buffer.concat([head(method, path, mutate(base)), payload]),
+      // The mutation may set a Content-Length beyond the payload: see signedRequest.
+      truncated: true
     }
   })
 
@@ -317,7 +322,12 @@ const signedRequest: fc.Arbitrary<() => Promise<Case>> = fc
     ]
     return {
       label: "signed",
-      bytes: Buffer.concat([head("POST", Wire.CREATE_ORDER_PATH, mutateHeaders ? mutate(base) : base), body])
+      bytes: Buffer.concat([head("POST", Wire.CREATE_ORDER_PATH, mutateHeaders ? mutate(base) : base), body]),
+      // A mutated Content-Length can claim more bytes than the body has (seed 1268014089, path 1466:
+      // "7" for a 4-byte body). Such a request is cut short like the framing cases' and, like them,
+      // the client ends its side; else the mock rightly waits for the rest until Node's request
+      // timeout (300 s), and the case reads as a hang. A complete request is answered as before.
+      truncated: mutateHeaders
     }
   })
 

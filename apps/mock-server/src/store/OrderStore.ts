@@ -188,16 +188,18 @@ export const makeOrderStore = Effect.gen(function* () {
   const createNow = (input: OrderDraft): CreatedOrder | Conflict | undefined => {
     if (directStatements === undefined) return undefined
     for (let tries = 0; ; tries++) {
+      // Read first: a repeated create (the merchant's retry) is answered without a write. An insert
+      // that conflicts still takes and commits a write transaction: twice the statements' time.
+      const found = rowsNow(directStatements.byOuterOrder, [input.appKey, input.outerOrder])
+      if (found === undefined) return undefined
+      if (found.length > 0) return existingFor(input, decodeOrder(found[0]))
+      // Nothing inserted: the orderSn drawn was taken, so draw another (the next read finds any
+      // order with this orderId that another writer made meanwhile).
+      if (tries > 5) throw new Error("no order after 6 inserts that conflicted")
       const order = draftAt(input)
       const inserted = rowsNow(directStatements.insert, params(order))
       if (inserted === undefined) return undefined
       if (inserted.length > 0) return { order: createdRecord(order), created: true }
-      const found = rowsNow(directStatements.byOuterOrder, [input.appKey, input.outerOrder])
-      if (found === undefined) return undefined
-      // No order with this orderId: the conflict was a repeated orderSn, so draw another.
-      if (found.length === 0 && tries < 5) continue
-      if (found.length === 0) throw new Error("no order after 6 inserts that conflicted")
-      return existingFor(input, decodeOrder(found[0]))
     }
   }
 
@@ -229,19 +231,19 @@ export const makeOrderStore = Effect.gen(function* () {
 
   const orders: OrderStore = {
     createOrder: (input) => {
-      const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> => {
-        const order = draftAt(input)
-        return Effect.flatMap(insertOrder(params(order)), (inserted) =>
-          inserted.length > 0
-            ? Effect.succeed({ order: createdRecord(order), created: true })
-            : Effect.flatMap(findByOuterOrder(input), (existing) => {
-                // No order with this orderId: the conflict was a repeated orderSn, so draw another.
-                if (Option.isNone(existing) && tries < 5) return attempt(tries + 1)
-                const settled = existingFor(input, Option.getOrThrow(existing))
-                return settled instanceof Conflict ? Effect.fail(settled) : Effect.succeed(settled)
-              })
-        )
-      }
+      // As createNow: read first, insert when there is no such order, read again after a conflict.
+      const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> =>
+        Effect.flatMap(findByOuterOrder(input), (existing) => {
+          if (Option.isSome(existing)) {
+            const settled = existingFor(input, existing.value)
+            return settled instanceof Conflict ? Effect.fail(settled) : Effect.succeed(settled)
+          }
+          if (tries > 5) return Effect.dieMessage("no order after 6 inserts that conflicted")
+          const order = draftAt(input)
+          return Effect.flatMap(insertOrder(params(order)), (inserted) =>
+            inserted.length > 0 ? Effect.succeed({ order: createdRecord(order), created: true }) : attempt(tries + 1)
+          )
+        })
       return attempt(0).pipe(badRowIsDefect)
     },
 

@@ -3,6 +3,7 @@
 import { Effect, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Store } from "../../src/store/Store.js"
+import { Conflict } from "../../src/store/StoreError.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "../../src/TestMerchant.js"
 
 export const describeStore = (name: string, freshStore: () => Promise<Layer.Layer<Store, unknown>>) =>
@@ -309,6 +310,66 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       expect(new Set(results.all.map((r) => r.order.orderSn)).size).toBe(1)
       expect(results.all.filter((r) => r.created)).toHaveLength(1)
       expect(results.other._tag).toBe("Left")
+    })
+
+    it("draws another orderSn when the one drawn is taken, answers a repeat from the stored order, and gives up after six draws", async () => {
+      const outcome = await withStore((store) =>
+        Effect.gen(function* () {
+          yield* store.ensureMerchant({
+            appKey: TEST_MERCHANT_APP_KEY,
+            publicKeyPem: testMerchantPublicKeyPem(),
+            nowMs: 1
+          })
+          const draft = (outerOrder: string, orderSns: ReadonlyArray<string>) => {
+            let drawn = 0
+            return {
+              draws: () => drawn,
+              draft: {
+                orderSn: () => orderSns[Math.min(drawn++, orderSns.length - 1)]!,
+                appKey: TEST_MERCHANT_APP_KEY,
+                outerOrder,
+                amount: "1.00",
+                currency: "USD",
+                nowMs: 1,
+                expiresAtMs: 60_000
+              }
+            }
+          }
+          yield* store.createOrder(draft("first", ["PC-taken"]).draft)
+          // Both paths where the store has the direct one (SQLite), the Effect path alone elsewhere.
+          const paths = [
+            (d: ReturnType<typeof draft>["draft"]) => store.createOrder(d),
+            (d: ReturnType<typeof draft>["draft"]) =>
+              Effect.suspend(() => {
+                const now = store.createOrderNow(d)
+                if (now === undefined) return store.createOrder(d)
+                return now instanceof Conflict ? Effect.fail(now) : Effect.succeed(now)
+              })
+          ]
+          const results = []
+          for (const [i, create] of paths.entries()) {
+            const second = draft(`second-${i}`, ["PC-taken", `PC-free-${i}`])
+            const created = yield* create(second.draft)
+            const repeat = draft(`second-${i}`, [`PC-unused-${i}`])
+            const repeated = yield* create(repeat.draft)
+            const stuck = draft(`stuck-${i}`, ["PC-taken"])
+            const exit = yield* Effect.exit(create(stuck.draft))
+            results.push({
+              created: [created.order.orderSn, created.created, second.draws()],
+              repeated: [repeated.order.orderSn, repeated.created, repeat.draws()],
+              stuck: [exit._tag, stuck.draws(), Option.isSome(yield* store.getOrder("PC-unused-" + i))]
+            })
+          }
+          return { direct: store.createOrderNow(draft("probe", ["PC-probe"]).draft) !== undefined, results }
+        })
+      )
+      expect(outcome.direct).toBe(name === "SQLite")
+      outcome.results.forEach((result, i) => {
+        expect(result.created).toEqual([`PC-free-${i}`, true, 2])
+        // A repeat draws no orderSn: it is answered by the read, before any insert.
+        expect(result.repeated).toEqual([`PC-free-${i}`, false, 0])
+        expect(result.stuck).toEqual(["Failure", 6, false])
+      })
     })
 
     it("bootstraps idempotently: environment, test merchant and the first platform key, asked twice", async () => {

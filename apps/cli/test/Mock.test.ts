@@ -96,4 +96,45 @@ describe("pc mock", () => {
     expect(await run.exited).toEqual({ code: 0, signal: null })
     expect(run.output()).toContain("stopping the mock")
   })
+
+  it("serves on when the reader of its output goes away (pc mock | head -3), and still stops cleanly", async () => {
+    const child = spawn(
+      process.execPath,
+      ["apps/cli/dist/bin.js", "mock", "--env", "sandbox", "--port", "0", "--db", ":memory:"],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NODE_OPTIONS: "" }
+      }
+    )
+    children.add(child)
+    let stderr = ""
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk
+    })
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal }))
+    )
+    let output = ""
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+        output += chunk
+        const listening = /listening on (http:\/\/\S+)/.exec(output)
+        if (listening !== null) resolve(listening[1]!)
+      })
+      child.once("exit", () => reject(new Error(`pc mock exited:\n${output}${stderr}`)))
+    })
+    // As `head` does once it has its lines: the read end of the mock's stdout is closed.
+    child.stdout!.destroy()
+    // Each request logs a line; batches are written 25 ms apart, each onto the closed pipe (EPIPE).
+    for (let i = 0; i < 5; i++) {
+      const health = await fetch(`${url}/healthz`)
+      expect(health.status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 60))
+    }
+    expect(child.exitCode).toBeNull()
+    child.kill("SIGTERM")
+    expect(await exited).toEqual({ code: 0, signal: null })
+    expect(stderr).not.toMatch(/EPIPE|Error/)
+  })
 })

@@ -1,44 +1,97 @@
 /**
  * The mock's log on stdout: logfmt lines, as `Logger.logFmt` prints them (LogFmt.ts), written
- * together every few milliseconds instead of once per line. The mock logs a line per request, and stdout on a pipe
- * is written synchronously: one write(2) per line was about a tenth of a signed create's CPU
- * (bench/RESULTS.md), and one per turn of the event loop still one per request when requests come
- * one at a time (issue 12's 1-connection profile). Lines keep their order, appear at most
- * {@link FLUSH_MS} late, and what is pending is written on exit.
+ * together every few milliseconds instead of once per line. The mock logs a line per request: one
+ * write(2) per line was about a tenth of a signed create's CPU (bench/RESULTS.md), and one per turn
+ * of the event loop still one per request when requests come one at a time (issue 12's
+ * 1-connection profile). Lines keep their order, appear at most {@link FLUSH_MS} late, and what is
+ * pending is written on exit.
+ *
+ * Node writes to a pipe asynchronously: what its reader has not taken waits in the process's memory.
+ * So a reader that stops reading (a paused `less`, a stuck log shipper) must not make the mock grow
+ * without bound: past {@link MAX_WAITING_BYTES} waiting, lines are dropped and counted, and the
+ * count is logged once the reader has caught up. A reader that goes away (`pc mock | head -3`)
+ * must not stop it either: the write fails with EPIPE, which unhandled ended the process; the mock
+ * now serves on without its log.
  */
-import { Logger } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { logfmtLogger } from "./LogFmt.js"
 
 /** How long a line may wait for others before the batch is written. */
 export const FLUSH_MS = 25
 
-let pending: Array<string> = []
-let hooked = false
+/** Log text that may wait for a slow reader before lines are dropped: a few seconds of a busy mock's log. */
+export const MAX_WAITING_BYTES = 1024 * 1024
 
-const flush = () => {
-  if (pending.length === 0) return
-  const text = `${pending.join("\n")}\n`
-  pending = []
-  process.stdout.write(text)
-}
+/** Where the batches go: `process.stdout`, or in tests a real pipe. */
+export type LogStream = Pick<NodeJS.WritableStream, "write" | "on"> & { readonly writableLength: number }
+
+/** A line in the log's own format saying how many lines a slow reader cost. */
+const droppedLine = (count: number): string =>
+  `timestamp=${new Date().toISOString()} level=WARN fiber= message=${JSON.stringify(
+    `${count} log lines dropped: stdout was not read while more than ${MAX_WAITING_BYTES} bytes of log waited`
+  )}`
 
 /**
- * A layer that replaces the default logger with the batched logfmt logger.
+ * Batches lines for `stream`: `write` queues a line, `flush` writes what is queued (also run
+ * {@link FLUSH_MS} after the first line of a batch, and on exit). Past `maxWaitingBytes` not yet
+ * taken by the reader, a batch is dropped and counted instead; after a write error (EPIPE: the
+ * reader is gone) nothing more is written.
+ *
+ * @example
+ * ```ts
+ * const log = batchedWriter(process.stdout)
+ * log.write("level=INFO message=hello")
+ * ```
+ */
+export const batchedWriter = (stream: LogStream, maxWaitingBytes = MAX_WAITING_BYTES) => {
+  let pending: Array<string> = []
+  let dropped = 0
+  let failed = false
+  stream.on("error", () => {
+    failed = true
+  })
+  const flush = () => {
+    if (pending.length === 0) return
+    const lines = pending
+    pending = []
+    if (failed) return
+    if (stream.writableLength > maxWaitingBytes) {
+      dropped += lines.length
+      return
+    }
+    if (dropped > 0) {
+      lines.unshift(droppedLine(dropped))
+      dropped = 0
+    }
+    stream.write(`${lines.join("\n")}\n`)
+  }
+  process.once("exit", flush)
+  return {
+    write: (line: string) => {
+      // Unref'd: a batch waiting to be written never keeps the process alive; exit writes it.
+      if (pending.length === 0) setTimeout(flush, FLUSH_MS).unref()
+      pending.push(line)
+    },
+    flush,
+    /** Lines dropped since the last batch written. */
+    dropped: () => dropped
+  }
+}
+
+let stdout: ReturnType<typeof batchedWriter> | undefined
+
+/**
+ * A layer that replaces the default logger with the batched logfmt logger on stdout.
  *
  * @example
  * ```ts
  * ManagedRuntime.make(Layer.provideMerge(app, batchedLogFmt))
  * ```
  */
-export const batchedLogFmt = Logger.replace(
-  Logger.defaultLogger,
-  Logger.map(logfmtLogger, (line) => {
-    if (!hooked) {
-      hooked = true
-      process.once("exit", flush)
-    }
-    // Unref'd: a batch waiting to be written never keeps the process alive; exit writes it.
-    if (pending.length === 0) setTimeout(flush, FLUSH_MS).unref()
-    pending.push(line)
+export const batchedLogFmt = Layer.unwrapEffect(
+  Effect.sync(() => {
+    // One writer per process, however many mocks it starts (tests do): one batch, one error handler.
+    stdout ??= batchedWriter(process.stdout)
+    return Logger.replace(Logger.defaultLogger, Logger.map(logfmtLogger, stdout.write))
   })
 )

@@ -148,8 +148,8 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
       median(runs.get(name)!.map((r, i) => pick(r) / pick(runs.get("bare")![i]!)))
 
     // The pool cycles, so after its first pass each request of the runs above is an idempotent
-    // replay (an insert that conflicts, then a read). A new order is an insert that commits, more
-    // work for SQLite: one run over orders never sent before shows what that costs.
+    // replay (a read of the stored order). A new order is that read, finding nothing, and an insert
+    // that commits, more work for SQLite: one run over orders never sent before shows what that costs.
     const fresh = await runLoad(mock, options.newOrdersScript, { connections: 32, seconds: 1, refusedShare: 0 })
     served.set(mock.name, served.get(mock.name)! + fresh.requests)
 
@@ -202,7 +202,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
         againstGood((r) => r.p99Ms),
         1.5,
         "x",
-        "99th percentile latency of that run over the all-good run's; wrk times every request, so it is the p99 of all requests, 95% of them good (the refusals are no slower: they skip the insert)"
+        "99th percentile latency of that run over the all-good run's; wrk times every request, so it is the p99 of all requests, 95% of them good (the refusals are no slower: they never reach the store)"
       ),
       "mock RSS under load": atMost(
         Math.max(mockMany.peakRssMb, summary(mixed).peakRssMb),

@@ -1,6 +1,6 @@
 // The mock's log writer on a real pipe: a reader that stops reading costs the mock a bounded amount
-// of memory (lines beyond it are dropped, then counted in the log). A reader that goes away (EPIPE)
-// is the CLI's test: `pc mock` piped into a reader that exits (apps/cli/test/Mock.test.ts).
+// of memory (lines beyond it are dropped, then counted in the log), and a failed stream is written
+// no more. A reader that goes away (EPIPE) under `pc mock` is the CLI's test (apps/cli/test/Mock.test.ts).
 import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { describe, expect, it } from "vitest"
@@ -12,7 +12,9 @@ const line = (i: number) =>
 
 describe("the mock's batched log writer", () => {
   it("keeps at most its limit waiting for a reader that stops, drops the rest, and says how many once the reader is back", async () => {
-    // `cat` starts reading only after a second: until then the pipe fills and Node queues the rest.
+    // The writes below run in one synchronous loop, so Node drains nothing meanwhile: once the pipe
+    // is full, everything else queues in this process, as behind a reader that stopped. `cat`
+    // starts reading a second later, for the catch-up.
     const reader = spawn("sh", ["-c", "sleep 1; exec cat"], { stdio: ["pipe", "pipe", "inherit"] })
     const out: Array<Buffer> = []
     reader.stdout.on("data", (chunk: Buffer) => out.push(chunk))
@@ -45,5 +47,18 @@ describe("the mock's batched log writer", () => {
     expect(notice).toBe(lines.length - 2)
     const numbers = lines.filter((l) => !l.includes("dropped")).map((l) => Number(/ n=(\d+) /.exec(l)![1]))
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b))
+  })
+
+  it("writes nothing more to a stream that has failed or ended, and throws nothing", async () => {
+    const reader = spawn("cat", [], { stdio: ["pipe", "ignore", "inherit"] })
+    const writer = batchedWriter(reader.stdin, LIMIT)
+    writer.write(line(0))
+    writer.flush()
+    reader.stdin.destroy()
+    await once(reader, "exit")
+    writer.write(line(1))
+    expect(() => writer.flush()).not.toThrow()
+    expect(reader.stdin.writableLength).toBe(0)
+    expect(writer.dropped()).toBe(0)
   })
 })

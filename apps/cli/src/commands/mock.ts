@@ -119,10 +119,19 @@ const limitHeapWhileServing = Effect.acquireRelease(
   (release) => Effect.sync(release)
 )
 
+/**
+ * `pc mock` owns its process: when the reader of its stdout goes away (`pc mock | head -3`), the
+ * write fails with EPIPE, which unhandled would end the mock. Handled, it ends the log only: the
+ * mock's log writer writes to a failed stream no more. Never removed: the process ends with the mock.
+ */
+const serveOnWhenStdoutFails = Effect.sync(() => {
+  process.stdout.on("error", () => undefined)
+})
+
 /** Serves until the runtime interrupts it (SIGINT, SIGTERM), then closes the server and the database. */
 const serve = (config: MockConfigShape) =>
   Effect.zipRight(
-    limitHeapWhileServing,
+    Effect.zipRight(serveOnWhenStdoutFails, limitHeapWhileServing),
     Effect.acquireRelease(Effect.tryPromise({ try: () => start(config), catch: (error) => error }), (server) =>
       Console.log("stopping the mock").pipe(Effect.zipRight(Effect.promise(() => server.close())))
     ).pipe(

@@ -9,9 +9,11 @@
  * Node writes to a pipe asynchronously: what its reader has not taken waits in the process's memory.
  * So a reader that stops reading (a paused `less`, a stuck log shipper) must not make the mock grow
  * without bound: past {@link MAX_WAITING_BYTES} waiting, lines are dropped and counted, and the
- * count is logged once the reader has caught up. A reader that goes away (`pc mock | head -3`)
- * must not stop it either: the write fails with EPIPE, which unhandled ended the process; the mock
- * now serves on without its log.
+ * count is logged once the reader has caught up (or at exit). A stream that has failed (EPIPE: its
+ * reader is gone) is written no more. Whether such a failure ends the process is its owner's
+ * choice: `pc mock` serves on without its log; in a merchant's own process (`startMock`) the
+ * mock leaves stdout's errors to the host. At exit, lines still waiting for a slow reader on a pipe
+ * may be lost: Node does not wait for a pipe's reader when the process ends.
  */
 import { Effect, Layer, Logger } from "effect"
 import { logfmtLogger } from "./LogFmt.js"
@@ -23,7 +25,10 @@ export const FLUSH_MS = 25
 export const MAX_WAITING_BYTES = 1024 * 1024
 
 /** Where the batches go: `process.stdout`, or in tests a real pipe. */
-export type LogStream = Pick<NodeJS.WritableStream, "write" | "on"> & { readonly writableLength: number }
+export type LogStream = Pick<NodeJS.WritableStream, "write"> & {
+  readonly writable: boolean
+  readonly writableLength: number
+}
 
 /** A line in the log's own format saying how many lines a slow reader cost. */
 const droppedLine = (count: number): string =>
@@ -34,8 +39,8 @@ const droppedLine = (count: number): string =>
 /**
  * Batches lines for `stream`: `write` queues a line, `flush` writes what is queued (also run
  * {@link FLUSH_MS} after the first line of a batch, and on exit). Past `maxWaitingBytes` not yet
- * taken by the reader, a batch is dropped and counted instead; after a write error (EPIPE: the
- * reader is gone) nothing more is written.
+ * taken by the reader, a batch is dropped and counted instead (except the last, at exit, which
+ * carries the count); once the stream has failed or ended, nothing more is written.
  *
  * @example
  * ```ts
@@ -46,16 +51,12 @@ const droppedLine = (count: number): string =>
 export const batchedWriter = (stream: LogStream, maxWaitingBytes = MAX_WAITING_BYTES) => {
   let pending: Array<string> = []
   let dropped = 0
-  let failed = false
-  stream.on("error", () => {
-    failed = true
-  })
-  const flush = () => {
-    if (pending.length === 0) return
+  const flush = (atExit = false) => {
+    if (pending.length === 0 && !(atExit && dropped > 0)) return
     const lines = pending
     pending = []
-    if (failed) return
-    if (stream.writableLength > maxWaitingBytes) {
+    if (!stream.writable) return
+    if (!atExit && stream.writableLength > maxWaitingBytes) {
       dropped += lines.length
       return
     }
@@ -65,14 +66,14 @@ export const batchedWriter = (stream: LogStream, maxWaitingBytes = MAX_WAITING_B
     }
     stream.write(`${lines.join("\n")}\n`)
   }
-  process.once("exit", flush)
+  process.once("exit", () => flush(true))
   return {
     write: (line: string) => {
       // Unref'd: a batch waiting to be written never keeps the process alive; exit writes it.
       if (pending.length === 0) setTimeout(flush, FLUSH_MS).unref()
       pending.push(line)
     },
-    flush,
+    flush: () => flush(),
     /** Lines dropped since the last batch written. */
     dropped: () => dropped
   }
@@ -90,7 +91,7 @@ let stdout: ReturnType<typeof batchedWriter> | undefined
  */
 export const batchedLogFmt = Layer.unwrapEffect(
   Effect.sync(() => {
-    // One writer per process, however many mocks it starts (tests do): one batch, one error handler.
+    // One writer per process, however many mocks it starts (tests do): one batch, one exit hook.
     stdout ??= batchedWriter(process.stdout)
     return Logger.replace(Logger.defaultLogger, Logger.map(logfmtLogger, stdout.write))
   })

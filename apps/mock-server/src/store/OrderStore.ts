@@ -193,13 +193,13 @@ export const makeOrderStore = Effect.gen(function* () {
       const found = rowsNow(directStatements.byOuterOrder, [input.appKey, input.outerOrder])
       if (found === undefined) return undefined
       if (found.length > 0) return existingFor(input, decodeOrder(found[0]))
-      // Nothing inserted: the orderSn drawn was taken, so draw another (the next read finds any
-      // order with this orderId that another writer made meanwhile).
       if (tries > 5) throw new Error("no order after 6 inserts that conflicted")
       const order = draftAt(input)
       const inserted = rowsNow(directStatements.insert, params(order))
       if (inserted === undefined) return undefined
       if (inserted.length > 0) return { order: createdRecord(order), created: true }
+      // The insert conflicted: another writer made an order with this orderId since the read (the
+      // next read returns it), or the orderSn drawn was taken (the next round draws another).
     }
   }
 

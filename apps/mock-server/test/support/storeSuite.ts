@@ -15,6 +15,10 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       )
     }
 
+    /** The test merchant, registered at `nowMs` (idempotent). */
+    const testMerchant = (store: Store["Type"], nowMs: number) =>
+      store.ensureMerchant({ appKey: TEST_MERCHANT_APP_KEY, publicKeyPem: testMerchantPublicKeyPem(), nowMs })
+
     /**
      * `count` paid orders of the test merchant (PC0, PC1, ...: the i-th created at `createdAt(i)`
      * and paid at `paidAt(i)`), hence `count` pending deliveries (dlv_0, dlv_1, ...).
@@ -46,7 +50,7 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
     /** A store with one paid order, hence one pending delivery due at `nowMs`. */
     const withDelivery = (nowMs: number) => (store: Store["Type"]) =>
       Effect.gen(function* () {
-        yield* store.ensureMerchant({ appKey: TEST_MERCHANT_APP_KEY, publicKeyPem: testMerchantPublicKeyPem(), nowMs })
+        yield* testMerchant(store, nowMs)
         yield* store.createOrder({
           orderSn: () => "PC1",
           appKey: TEST_MERCHANT_APP_KEY,
@@ -174,11 +178,7 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
     it("lists the newest orders, merchants and deliveries first, at most `limit`", async () => {
       const out = await withStore((store) =>
         Effect.gen(function* () {
-          yield* store.ensureMerchant({
-            appKey: TEST_MERCHANT_APP_KEY,
-            publicKeyPem: testMerchantPublicKeyPem(),
-            nowMs: 1
-          })
+          yield* testMerchant(store, 1)
           for (const [n, appKey] of ["m-a", "m-b", "m-c"].entries()) {
             yield* store.createMerchant({ appKey, publicKeyPem: `pem-${n}`, notifyUrl: null, nowMs: 10 + n })
           }
@@ -283,11 +283,7 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
     it("creates one order for many concurrent identical creates, and refuses another amount", async () => {
       const results = await withStore((store) =>
         Effect.gen(function* () {
-          yield* store.ensureMerchant({
-            appKey: TEST_MERCHANT_APP_KEY,
-            publicKeyPem: testMerchantPublicKeyPem(),
-            nowMs: 1
-          })
+          yield* testMerchant(store, 1)
           let n = 0
           const create = (amount: string) =>
             store.createOrder({
@@ -315,11 +311,7 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
     it("draws another orderSn when the one drawn is taken, answers a repeat from the stored order, returns the order another writer made meanwhile, and gives up after six draws", async () => {
       const outcome = await withStore((store) =>
         Effect.gen(function* () {
-          yield* store.ensureMerchant({
-            appKey: TEST_MERCHANT_APP_KEY,
-            publicKeyPem: testMerchantPublicKeyPem(),
-            nowMs: 1
-          })
+          yield* testMerchant(store, 1)
           const draft = (outerOrder: string, orderSns: ReadonlyArray<string>) => {
             let drawn = 0
             return {
@@ -416,11 +408,7 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
     it("keeps epoch milliseconds exact (past 2^31) and reads them back as numbers", async () => {
       const order = await withStore((store) =>
         Effect.gen(function* () {
-          yield* store.ensureMerchant({
-            appKey: TEST_MERCHANT_APP_KEY,
-            publicKeyPem: testMerchantPublicKeyPem(),
-            nowMs: 1
-          })
+          yield* testMerchant(store, 1)
           const created = yield* store.createOrder({
             orderSn: () => "PC-big",
             appKey: TEST_MERCHANT_APP_KEY,

@@ -144,8 +144,10 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     for (let round = 0; round < options.rounds; round++) {
       for (const server of peers) one.get(server.name)!.push(await load(server, 1, options.oneConnectionSeconds))
     }
+    const perRound = (runs: Map<string, Array<LoadResult>>, name: string, pick: (r: LoadResult) => number) =>
+      runs.get(name)!.map((r, i) => pick(r) / pick(runs.get("bare")![i]!))
     const ratio = (runs: Map<string, Array<LoadResult>>, name: string, pick: (r: LoadResult) => number) =>
-      median(runs.get(name)!.map((r, i) => pick(r) / pick(runs.get("bare")![i]!)))
+      median(perRound(runs, name, pick))
 
     // The pool cycles, so after its first pass each request of the runs above is an idempotent
     // replay (a read of the stored order). A new order is that read, finding nothing, and an insert
@@ -251,6 +253,12 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
           mockP99OverPaddedP99: round(median(paddedRuns.map((r, i) => many.get(mock.name)![i]!.p99Ms / r.p99Ms)), 3)
         },
         connections1: Object.fromEntries(peers.map((s) => [s.name, summary(one.get(s.name)!)])),
+        // Each round's mock/bare ratio, whose median the targets take: how far one round can stray.
+        mockOverBareRounds: {
+          createsPerSecond32: perRound(many, "mock", (r) => r.requestsPerSecond).map((x) => round(x, 3)),
+          createsPerSecond1: perRound(one, "mock", (r) => r.requestsPerSecond).map((x) => round(x, 3)),
+          p99Ms32: perRound(many, "mock", (r) => r.p99Ms).map((x) => round(x, 3))
+        },
         // One 1-second run at 32 connections over orders never sent before (all new while the run
         // sends no more than the pool holds), against the all-good runs, which are mostly replays.
         newOrders: {

@@ -6,12 +6,33 @@ import { HttpServerResponse } from "@effect/platform"
 import { ErrorCode } from "@pc/core"
 import { Data, Effect, Option } from "effect"
 
-/** A request that ends in an error envelope. */
-export class ApiError extends Data.TaggedError("ApiError")<{
+interface ApiErrorFields {
   readonly code: ErrorCode.ErrorCode
   readonly msg: string
   readonly headers?: Readonly<Record<string, string>>
-}> {}
+}
+
+/**
+ * A request that ends in an error envelope. It is an answer to the client, never a fault of the
+ * mock, so it captures no stack trace: V8's capture was 7 µs of a bare construction and 9.6% of
+ * the mock's CPU under a flood of bad signatures (issue 12), for frames nothing reads.
+ *
+ * @example
+ * ```ts
+ * Effect.fail(new ApiError({ code: "paramError", msg: "amount must be positive" }))
+ * ```
+ */
+export class ApiError extends Data.TaggedError("ApiError")<ApiErrorFields> {
+  constructor(fields: ApiErrorFields) {
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    try {
+      super(fields)
+    } finally {
+      Error.stackTraceLimit = limit
+    }
+  }
+}
 
 /**
  * The envelope's JSON text: what every response body is, whichever path writes it.

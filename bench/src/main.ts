@@ -44,6 +44,7 @@ const size = smoke
       seconds: 1,
       oneSeconds: 1,
       warmUpRequests: 0,
+      warmUpPairs: 1,
       warmUpMaxSeconds: 1,
       rssRequests: 100,
       spawns: 1,
@@ -71,9 +72,10 @@ const size = smoke
       // The figure; every request of the suite counts, and the top-up has what is left of the
       // run's budget (throughput runs last for that).
       rssRequests: 200_000,
-      // Good and 5% bad runs alternating (Throughput.ts): three to seven 3-second runs.
+      // Good and 5% bad runs alternating (Throughput.ts): at least five pairs of 3-second runs.
       warmUpRequests: 30_000,
-      warmUpMaxSeconds: 30,
+      warmUpPairs: 5,
+      warmUpMaxSeconds: 45,
       spawns: 5,
       seeded: 1_000_000,
       pending: 10_000,
@@ -157,6 +159,7 @@ try {
       seconds: size.seconds,
       oneConnectionSeconds: size.oneSeconds,
       warmUpRequests: size.warmUpRequests,
+      warmUpPairs: size.warmUpPairs,
       warmUpMaxSeconds: size.warmUpMaxSeconds,
       rssRequests: size.rssRequests,
       rssDeadline: budgetEnd,

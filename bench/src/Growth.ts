@@ -2,6 +2,7 @@
 // empty database (seeded directly into the SQLite file the mock made), callbacks per second with
 // many deliveries pending, and pay-to-callback latency when idle, all to a real local receiver.
 import Database from "better-sqlite3"
+import { execFile } from "node:child_process"
 import { createPrivateKey, sign } from "node:crypto"
 import { copyFileSync, existsSync, readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
@@ -121,6 +122,38 @@ export const startReceiver = async () => {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The bare deliverer's measured seconds: its rate is steady from its first second. */
+const BARE_DELIVERY_SECONDS = 3
+
+/** The dispatcher's limit of attempts in flight for one merchant (MAX_IN_FLIGHT_PER_MERCHANT in Dispatcher.ts). */
+const MOCK_IN_FLIGHT_PER_MERCHANT = 4
+
+/**
+ * Callbacks per second of the bare deliverer (servers/BareDeliverer.mjs: sign on the thread pool,
+ * POST, nothing stored) to a receiver like the mock's, with the mock's in-flight limit: the most
+ * that limit lets any deliverer send one merchant, in its own process as the mock is.
+ */
+const bareDeliveryRate = async (seconds: number): Promise<number> => {
+  const receiver = await startReceiver()
+  try {
+    const script = new URL("./servers/BareDeliverer.mjs", import.meta.url).pathname
+    const args = [receiver.url, testMerchantKeyFile("private"), TEST_MERCHANT_APP_KEY]
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [script, ...args, String(MOCK_IN_FLIGHT_PER_MERCHANT), String(seconds)],
+        { timeout: (seconds + 30) * 1000 },
+        (error, out) => (error === null ? resolve(out) : reject(error))
+      )
+    )
+    const rate = Number(stdout.trim())
+    if (!(rate > 0)) throw new Error(`the bare deliverer printed ${JSON.stringify(stdout)}`)
+    return rate
+  } finally {
+    await receiver.close()
+  }
+}
 
 export interface GrowthOptions {
   readonly dir: string
@@ -278,6 +311,7 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
   const latency = await createLatency(options)
   const callbacks = await callbackRate(options)
   const signRate = rawSignRate(1)
+  const bareDeliveries = await bareDeliveryRate(BARE_DELIVERY_SECONDS)
   const payLatencies = await payToCallback(options)
   return {
     targets: {
@@ -309,7 +343,11 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
         warmUp: callbacks.skipped,
         perSecond: round(callbacks.perSecond, 1),
         fromStartPerSecond: round(callbacks.fromStartPerSecond, 1),
-        rawSignaturesPerSecond: round(signRate, 1)
+        rawSignaturesPerSecond: round(signRate, 1),
+        // The ceiling of the mock's design, not of signing: with its 4 attempts in flight per
+        // merchant, a deliverer that stores and records nothing sends this many a second.
+        bareDeliverer4InFlightPerSecond: round(bareDeliveries, 1),
+        overBareDeliverer: round(callbacks.perSecond / bareDeliveries)
       },
       payToCallbackMs: {
         median: round(median(payLatencies), 2),

@@ -114,7 +114,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
       // first 5% bad run; with --no-concurrent-recompilation no steps; UV_THREADPOOL_SIZE=1 changed
       // nothing.) Steps come with 5% bad runs, mostly the first few: a warm-up with one of them left
       // up to 8 MB to land after its reading, and the check missed at 0.101 and 0.102. With five
-      // pairs the arenas hold 9-11 MB of their 15 at the reading, so at most about 5 MB can follow.
+      // pairs the arenas held 9-11 MB of their 15 at the reading, so at most about 6 MB can follow.
       const warmUpEnd = performance.now() + options.warmUpMaxSeconds * 1000
       let bad = false
       let pairs = 0
@@ -242,7 +242,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
         rssChange,
         0.1,
         "x",
-        `|RSS after ${mockRequests} requests and a GC - RSS after the warm-up (good and 5% bad runs) and a GC| / the latter`
+        `|RSS after ${mockRequests} requests and a GC - RSS after the warm-up (${warmUpPairs} pairs of good and 5% bad runs, ${warmUpRequests} requests) and a GC| / the latter`
       ),
       ...(prism === undefined
         ? {}

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MOCK_IN_FLIGHT_PER_MERCHANT } from "../src/Growth.js"
 
 const out = mkdtempSync(join(tmpdir(), "pc-bench-smoke-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -72,6 +73,23 @@ describe("pnpm bench --smoke", () => {
     expect("throughput: mock/Prism creates/s, 32 connections" in written.targets || prism.skipped !== undefined).toBe(
       true
     )
+  })
+
+  it("measures the bare deliverer with the dispatcher's own in-flight limit, and warms the mock up with a good and a bad run", () => {
+    const written = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as Written
+    // The dispatcher's constant is internal to the mock: read from its source, so that a change
+    // there cannot leave the bench's ceiling measured at the old limit.
+    const dispatcher = readFileSync(
+      new URL("../../apps/mock-server/src/callbacks/Dispatcher.ts", import.meta.url).pathname,
+      "utf8"
+    )
+    const limit = /export const MAX_IN_FLIGHT_PER_MERCHANT = (\d+)/.exec(dispatcher)
+    expect(Number(limit?.[1])).toBe(MOCK_IN_FLIGHT_PER_MERCHANT)
+    const growth = written.figures.growth as { callbacks: { bareDeliverer: { inFlight: number; perSecond: number } } }
+    expect(growth.callbacks.bareDeliverer.inFlight).toBe(MOCK_IN_FLIGHT_PER_MERCHANT)
+    expect(growth.callbacks.bareDeliverer.perSecond).toBeGreaterThan(0)
+    const rss = (written.figures.throughput as { mockRss: { warmUpPairs: number } }).mockRss
+    expect(rss.warmUpPairs).toBe(1)
   })
 
   it("prints every target beside its value and writes them to RESULTS.md", () => {

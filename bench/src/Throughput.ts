@@ -117,17 +117,15 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
       // pairs the arenas held 9-11 MB of their 15 at the reading, so at most about 6 MB can follow.
       const warmUpEnd = performance.now() + options.warmUpMaxSeconds * 1000
       let bad = false
-      let pairs = 0
       do {
         const run = await load(mock, 32, options.seconds, bad)
         if (!bad) warmUpCpu.set(mock.name, run.cpuMsPerRequest)
-        else pairs++
+        else warmUpPairs++
         bad = !bad
       } while (
-        (pairs < options.warmUpPairs || served.get(mock.name)! < options.warmUpRequests) &&
+        (warmUpPairs < options.warmUpPairs || served.get(mock.name)! < options.warmUpRequests) &&
         performance.now() < warmUpEnd
       )
-      warmUpPairs = pairs
       warmUpRequests = served.get(mock.name)!
     }
     const heapAfterWarmUp = await mock.gc()

@@ -1,13 +1,20 @@
 // How many callbacks the dispatcher has in flight and how it batches them (CONTRACT.md "Callbacks";
-// Dispatcher.ts): at most MAX_IN_FLIGHT at once and MAX_IN_FLIGHT_PER_MERCHANT per merchant, every
-// row it claims attempted at once (the claim counts what each merchant has in flight), and a
-// backlog sent a few at a time, each few claimed, signed and begun together. The receiver holds
-// every request open until the test releases it, so the counts are read, not raced.
+// Dispatcher.ts): at most MAX_IN_FLIGHT at once; per merchant START_IN_FLIGHT_PER_MERCHANT, or
+// MAX_IN_FLIGHT_PER_MERCHANT while its endpoint answers fast; every row it claims attempted at once
+// (the claim counts what each merchant has in flight), and a backlog sent a batch at a time, each
+// batch claimed, signed and begun together. The receiver holds every request open until the test
+// releases it (or answers the next few at once), so the counts are read, not raced.
 import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterEach, expect, it } from "vitest"
-import { MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_MERCHANT, MIN_CLAIM_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
+import {
+  fastAnswerMs,
+  MAX_IN_FLIGHT,
+  MAX_IN_FLIGHT_PER_MERCHANT,
+  START_IN_FLIGHT_PER_MERCHANT
+} from "../src/callbacks/Dispatcher.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
 import { deliveriesOf, waitUntil } from "./support/receiver.js"
@@ -17,9 +24,19 @@ afterEach(async () => {
   for (const item of closing.splice(0).reverse()) await item.close()
 })
 
+/** An attempt's time: a held request must not time out while the test holds it. */
+const CALLBACK_TIMEOUT_MS = 60_000
+/** Held longer than this before its release, an answer is slow: the merchant stays at the start limit. */
+const SLOW_MS = fastAnswerMs(CALLBACK_TIMEOUT_MS) + 50
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 const started = async () => {
-  // A held request must not time out while the test holds it, nor a refused one be retried.
-  const mock = await startMock({ environment: "production", callbackTimeoutMs: 60_000, callbackBackoffMs: 600_000 })
+  // Nor a refused one be retried while the test runs.
+  const mock = await startMock({
+    environment: "production",
+    callbackTimeoutMs: CALLBACK_TIMEOUT_MS,
+    callbackBackoffMs: 600_000
+  })
   closing.push(mock)
   const receiver = await startHoldingReceiver()
   closing.push(receiver)
@@ -44,22 +61,42 @@ const paidOrder = async (mock: RunningMock, options: Parameters<typeof createOrd
   return orderSn
 }
 
-/** Releases what is held, again and again, until `total` requests were answered. */
+/** Releases what is held, again and again, each answer slow, until `total` requests were answered. */
 const releaseAll = async (receiver: HoldingReceiver, total: number) => {
   let answered = 0
   while (answered < total) {
     await receiver.waitHeld(1)
+    await sleep(SLOW_MS)
     answered += receiver.held.length
     receiver.release()
   }
 }
 
-it(`keeps at most ${MAX_IN_FLIGHT} attempts in flight and ${MAX_IN_FLIGHT_PER_MERCHANT} per merchant, and fills both`, async () => {
+/**
+ * A merchant's backlog of `count` paid orders, made due at once: each first attempt is refused
+ * (no notify URL yet, retried only much later), then setting the notify URL makes them all due.
+ */
+const backlog = async (mock: RunningMock, receiver: HoldingReceiver, count: number, path: string) => {
+  const options = await merchant(mock, await KeyPair.generate(2048))
+  const orders: Array<string> = []
+  for (let i = 0; i < count; i++) orders.push(await paidOrder(mock, options, `${path}-${i}`))
+  for (const orderSn of orders) {
+    await waitUntil(async () => ((await deliveriesOf(mock.url, orderSn))[0]?.attempts.length === 1 ? true : undefined))
+  }
+  const set = await dev(mock.url, "PUT", `/dev/merchants/${options.appKey}/notify-url`, {
+    notifyUrl: `${receiver.url}/${path}`
+  })
+  expect(set.json.code).toBe("SUCCESS")
+  return orders
+}
+
+it(`keeps at most ${MAX_IN_FLIGHT} attempts in flight and ${START_IN_FLIGHT_PER_MERCHANT} per merchant not known to be fast, and fills both`, async () => {
   const { mock, receiver } = await started()
   const pair = await KeyPair.generate(2048)
-  const merchants = 5
-  const each = 6
-  // 5 merchants x 4 slots is more than 16: the bound in all binds, and each merchant's too.
+  const merchants = MAX_IN_FLIGHT / START_IN_FLIGHT_PER_MERCHANT + 1
+  const each = START_IN_FLIGHT_PER_MERCHANT + 2
+  // One merchant more than the slots in all hold at the start limit: the bound in all binds, and
+  // each merchant's too.
   for (let m = 0; m < merchants; m++) {
     const options = await merchant(mock, pair, `${receiver.url}/m${m}`)
     for (let i = 0; i < each; i++) await paidOrder(mock, options, `m${m}-${i}`)
@@ -69,48 +106,70 @@ it(`keeps at most ${MAX_IN_FLIGHT} attempts in flight and ${MAX_IN_FLIGHT_PER_ME
 
   const most = receiver.most()
   expect(most.all).toBe(MAX_IN_FLIGHT)
-  expect(Math.max(...most.perPath.values())).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
+  expect(Math.max(...most.perPath.values())).toBe(START_IN_FLIGHT_PER_MERCHANT)
   expect(most.perPath.size).toBe(merchants)
   // Every callback once: none was attempted again (each attempt was answered 200).
   expect(receiver.received).toHaveLength(merchants * each)
   expect(new Set(receiver.received.map((request) => request.eventId)).size).toBe(merchants * each)
 }, 120_000)
 
-it(`sends a merchant's backlog in batches: its ${MAX_IN_FLIGHT_PER_MERCHANT} slots at once, then as they free up, slots freed together claimed together`, async () => {
+it(`sends a slow merchant's backlog in batches: its ${START_IN_FLIGHT_PER_MERCHANT} slots at once, then as they free up, slots freed together claimed together`, async () => {
   const { mock, receiver } = await started()
-  const pair = await KeyPair.generate(2048)
-  const options = await merchant(mock, pair)
-  const backlog = 10
-  const orders: Array<string> = []
-  for (let i = 0; i < backlog; i++) orders.push(await paidOrder(mock, options, `b-${i}`))
-  // Without a notify URL each first attempt is refused (and retried only much later)...
-  for (const orderSn of orders) {
-    await waitUntil(async () => ((await deliveriesOf(mock.url, orderSn))[0]?.attempts.length === 1 ? true : undefined))
-  }
-  // ...and setting it makes the whole backlog due at once.
-  const set = await dev(mock.url, "PUT", `/dev/merchants/${options.appKey}/notify-url`, {
-    notifyUrl: `${receiver.url}/b`
-  })
-  expect(set.json.code).toBe("SUCCESS")
+  const total = 10
+  await backlog(mock, receiver, total, "b")
 
   const timestamp = (n: number) => receiver.received[n]!.headers["x-r-ts"]
-  await receiver.waitHeld(MAX_IN_FLIGHT_PER_MERCHANT)
-  const first = receiver.received.slice(0, MAX_IN_FLIGHT_PER_MERCHANT).map((_, n) => timestamp(n))
+  await receiver.waitHeld(START_IN_FLIGHT_PER_MERCHANT)
+  const first = receiver.received.slice(0, START_IN_FLIGHT_PER_MERCHANT).map((_, n) => timestamp(n))
   expect(new Set(first).size).toBe(1)
 
   // One attempt ends alone: after a short wait for others its slot is used again, by itself.
+  await sleep(SLOW_MS)
   receiver.release(1)
-  await receiver.waitReceived(MAX_IN_FLIGHT_PER_MERCHANT + 1)
-  expect(timestamp(MAX_IN_FLIGHT_PER_MERCHANT)).not.toBe(first[0])
-  // Two end together: their slots are claimed, signed and begun together.
-  receiver.release(MIN_CLAIM_PER_MERCHANT)
-  const next = MAX_IN_FLIGHT_PER_MERCHANT + 1
-  await receiver.waitReceived(next + MIN_CLAIM_PER_MERCHANT)
-  expect(timestamp(next)).toBe(timestamp(next + 1))
-  expect(timestamp(next)).not.toBe(timestamp(MAX_IN_FLIGHT_PER_MERCHANT))
-  expect(receiver.most().all).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
+  await receiver.waitReceived(START_IN_FLIGHT_PER_MERCHANT + 1)
+  expect(timestamp(START_IN_FLIGHT_PER_MERCHANT)).not.toBe(first[0])
+  // All of its slots end together: they are claimed, signed and begun together.
+  await sleep(SLOW_MS)
+  receiver.release(START_IN_FLIGHT_PER_MERCHANT)
+  const next = START_IN_FLIGHT_PER_MERCHANT + 1
+  await receiver.waitReceived(next + START_IN_FLIGHT_PER_MERCHANT)
+  const batch = receiver.received.slice(next, next + START_IN_FLIGHT_PER_MERCHANT).map((_, n) => timestamp(next + n))
+  expect(new Set(batch).size).toBe(1)
+  expect(timestamp(next)).not.toBe(timestamp(START_IN_FLIGHT_PER_MERCHANT))
+  expect(receiver.most().all).toBe(START_IN_FLIGHT_PER_MERCHANT)
 
-  await releaseAll(receiver, backlog - 1 - MIN_CLAIM_PER_MERCHANT)
-  expect(receiver.received).toHaveLength(backlog)
-  expect(receiver.most().all).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
+  await releaseAll(receiver, total - 1 - START_IN_FLIGHT_PER_MERCHANT)
+  expect(receiver.received).toHaveLength(total)
+  expect(receiver.most().all).toBe(START_IN_FLIGHT_PER_MERCHANT)
+}, 120_000)
+
+it(`gives a merchant whose endpoint answers fast ${MAX_IN_FLIGHT_PER_MERCHANT} slots, and ${START_IN_FLIGHT_PER_MERCHANT} again once it answers slowly`, async () => {
+  const { mock, receiver } = await started()
+  // The test merchant's callbacks go to the receiver too: one of them shows that a claim ran.
+  const set = await dev(mock.url, "PUT", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, {
+    notifyUrl: `${receiver.url}/t`
+  })
+  expect(set.json.code).toBe("SUCCESS")
+  const total = START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT + 2 * START_IN_FLIGHT_PER_MERCHANT
+  // The first batch (the start limit) is answered at once: the endpoint is fast.
+  receiver.answerAtOnce(START_IN_FLIGHT_PER_MERCHANT)
+  await backlog(mock, receiver, total, "f")
+  const sent = () => receiver.received.filter((request) => request.path === "/f").length
+
+  await receiver.waitHeld(MAX_IN_FLIGHT_PER_MERCHANT)
+  expect(receiver.most().perPath.get("/f")).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
+  expect(sent()).toBe(START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT)
+
+  // They are answered slowly: the next batch is the start limit's, and no more goes out while it is held.
+  await sleep(SLOW_MS)
+  receiver.release()
+  await receiver.waitHeld(START_IN_FLIGHT_PER_MERCHANT)
+  const barrier = await paidOrder(mock, {}, "barrier")
+  await waitUntil(() => (receiver.received.some((request) => request.orderSn === barrier) ? true : undefined))
+  expect(sent()).toBe(START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT + START_IN_FLIGHT_PER_MERCHANT)
+  expect(receiver.held.filter((request) => request.path === "/f")).toHaveLength(START_IN_FLIGHT_PER_MERCHANT)
+
+  await releaseAll(receiver, total - START_IN_FLIGHT_PER_MERCHANT - MAX_IN_FLIGHT_PER_MERCHANT + 1)
+  expect(receiver.received).toHaveLength(total + 1)
+  expect(new Set(receiver.received.map((request) => request.eventId)).size).toBe(total + 1)
 }, 120_000)

@@ -5,7 +5,7 @@ import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { backoffDelay, MAX_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
+import { backoffDelay, START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
 import type { MockConfigShape } from "../src/Config.js"
 import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/DeliveryStore.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
@@ -456,7 +456,7 @@ describe("a backlog of deliveries", () => {
   let world: World | undefined
   afterEach(() => stopWorld(world))
 
-  it(`is sent at most ${MAX_IN_FLIGHT_PER_MERCHANT} at a time for one merchant once the notify URL is set`, async () => {
+  it(`is sent at most ${START_IN_FLIGHT_PER_MERCHANT} at a time for one merchant once the notify URL is set`, async () => {
     // Far longer than this test takes: the held requests stay in flight until it ends.
     world = await startWorld({ callbackTimeoutMs: 25_000 })
     const { mock, receiver } = world
@@ -465,13 +465,13 @@ describe("a backlog of deliveries", () => {
     const appKey = made.json.data!.appKey
     const signer = await NodeCrypto.importPrivateKey(pair.privateKeyPem)
     const orders = []
-    for (let i = 0; i < MAX_IN_FLIGHT_PER_MERCHANT + 4; i++) orders.push(await newOrder(mock.url, { appKey, signer }))
+    for (let i = 0; i < START_IN_FLIGHT_PER_MERCHANT + 4; i++) orders.push(await newOrder(mock.url, { appKey, signer }))
     for (const order of orders) await move(mock.url, order.orderSn, "pay")
     receiver.answer("hang")
 
     const set = await dev(mock.url, "PUT", `/dev/merchants/${appKey}/notify-url`, { notifyUrl: receiver.url })
     expect(set.json.code).toBe("SUCCESS")
-    await receiver.waitFor(MAX_IN_FLIGHT_PER_MERCHANT)
+    await receiver.waitFor(START_IN_FLIGHT_PER_MERCHANT)
     // The receiver holds every request open: no more of this merchant's come while those are in
     // flight. Proof that the dispatcher has looked at the backlog again since: it sent another
     // merchant's callback (the test merchant's, to the same receiver) in a later turn, and still
@@ -481,7 +481,7 @@ describe("a backlog of deliveries", () => {
     await receiver.waitFor(1, forOrder(barrier.orderSn))
     const backlog = new Set(orders.map((order) => order.orderSn))
     expect(receiver.received.filter((request) => backlog.has(orderSnOf(request) ?? ""))).toHaveLength(
-      MAX_IN_FLIGHT_PER_MERCHANT
+      START_IN_FLIGHT_PER_MERCHANT
     )
     const attempted = []
     for (const order of orders) {
@@ -489,7 +489,7 @@ describe("a backlog of deliveries", () => {
       // The attempts made before the URL was set carry no URL; a send carries the receiver's.
       if (delivery!.attempts.some((attempt) => attempt.url !== null)) attempted.push(order.orderSn)
     }
-    expect(attempted).toHaveLength(MAX_IN_FLIGHT_PER_MERCHANT)
+    expect(attempted).toHaveLength(START_IN_FLIGHT_PER_MERCHANT)
   })
 })
 

@@ -4,7 +4,7 @@ import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { MAX_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
+import { START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
 import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/DeliveryStore.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startLoggedMock } from "./support/mock.js"
@@ -49,7 +49,7 @@ it(`delivers another merchant's callback while one merchant's endpoint hangs on 
   const slowOrders: Array<string> = []
   for (let i = 0; i < HANGING; i++) slowOrders.push(await paidOrder({ appKey: slowAppKey, signer }, `slow-${i}`))
   // The slow merchant's endpoint now holds as many attempts open as it is allowed.
-  await hanging.waitFor(MAX_IN_FLIGHT_PER_MERCHANT)
+  await hanging.waitFor(START_IN_FLIGHT_PER_MERCHANT)
 
   expect(
     (await dev(mock.url, "PUT", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, { notifyUrl: prompt.url })).json
@@ -64,8 +64,8 @@ it(`delivers another merchant's callback while one merchant's endpoint hangs on 
   )
 
   // The signal: it arrived while every hanging attempt was still open, none of them released.
-  expect(hanging.received.length).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_MERCHANT)
-  for (const slow of slowOrders.slice(0, MAX_IN_FLIGHT_PER_MERCHANT)) {
+  expect(hanging.received.length).toBeLessThanOrEqual(START_IN_FLIGHT_PER_MERCHANT)
+  for (const slow of slowOrders.slice(0, START_IN_FLIGHT_PER_MERCHANT)) {
     const [delivery] = await deliveriesOf(mock.url, slow)
     for (const attempt of delivery!.attempts) expect(attempt.error).toBe(ATTEMPT_WITHOUT_OUTCOME)
   }

@@ -8,7 +8,7 @@ import { startPostgres } from "@pc/servers"
 import { Schema } from "effect"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
-import { MAX_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
+import { fastAnswerMs, START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
 import { type Event, listenEvents } from "./support/events.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
 import { createOrder, dev } from "./support/mock.js"
@@ -163,17 +163,19 @@ describe("three mock replicas on one PostgreSQL", () => {
     const total = 24
     const orders = await Promise.all(Array.from({ length: total }, (_, i) => createdSn(mocks[i % 2]!.url, `two-${i}`)))
     await Promise.all(orders.map((sn, i) => dev(mocks[i % 2]!.url, "POST", `/dev/orders/${sn}/pay`)))
-    // One process sends at most MAX_IN_FLIGHT_PER_MERCHANT of one merchant at once: twice that
-    // held at once means both dispatchers are sending.
-    await receiver.waitHeld(2 * MAX_IN_FLIGHT_PER_MERCHANT)
+    // One process sends at most START_IN_FLIGHT_PER_MERCHANT of one merchant at once while its
+    // endpoint is slow: twice that held at once means both dispatchers are sending.
+    await receiver.waitHeld(2 * START_IN_FLIGHT_PER_MERCHANT)
     let answered = 0
     while (answered < total) {
       await receiver.waitHeld(1)
+      // Answered slowly: each process keeps the merchant at its start limit.
+      await new Promise((resolve) => setTimeout(resolve, fastAnswerMs(60_000) + 50))
       answered += receiver.held.length
       receiver.release()
     }
     expect(receiver.most().perEvent).toBe(1)
-    expect(receiver.most().all).toBe(2 * MAX_IN_FLIGHT_PER_MERCHANT)
+    expect(receiver.most().all).toBe(2 * START_IN_FLIGHT_PER_MERCHANT)
     expect(receiver.received).toHaveLength(total)
     expect(new Set(receiver.received.map((request) => request.eventId)).size).toBe(total)
     for (const sn of orders) {

@@ -82,8 +82,10 @@ export type NextDeliveryState =
 export interface ClaimOptions {
   /** Rows claimed at most. */
   readonly limit: number
-  /** Attempts in flight at most for one merchant, counting those it already has. */
+  /** Attempts in flight at most for a merchant not in `limits`, counting those it already has. */
   readonly perMerchant: number
+  /** The merchants whose limit is another than `perMerchant`, with theirs (a few: each is named in the claim). */
+  readonly limits: ReadonlyMap<string, number>
   /** Rows this process has in flight: never claimed again while they are. */
   readonly exclude: ReadonlyArray<string>
   /** How many attempts each merchant has in flight in this process (merchants not named: none). */
@@ -133,8 +135,9 @@ export interface DeliveryStore {
   /**
    * Claims up to `limit` pending deliveries due at `nowMs` by leasing them until `untilMs`, in one
    * statement; resolves the claimed rows with their merchants' notify URLs. `exclude` are the rows
-   * this process has in flight, `inFlight` how many each merchant has: a merchant gets at most
-   * `perMerchant` minus those, so every row claimed can be attempted at once (none is given back).
+   * this process has in flight, `inFlight` how many each merchant has: a merchant gets at most its
+   * limit (`limits`, else `perMerchant`) minus those, so every row claimed can be attempted at once
+   * (none is given back).
    *
    * Due rows are taken in turns between merchants (each merchant's oldest, then each one's
    * second, ...): a merchant with a backlog of hundreds (a dead endpoint) never fills the batch
@@ -314,21 +317,23 @@ export const makeDeliveryStore = Effect.gen(function* () {
     claimDue: (nowMs, untilMs, options) => {
       const notExcluded =
         options.exclude.length === 0 ? sql`1 = 1` : sql`inner_rows.id NOT IN ${sql.in(options.exclude)}`
-      // Each merchant's free slots: perMerchant less its attempts in flight here. Merchants with
+      // Each merchant's free slots: its limit less its attempts in flight here. Merchants with
       // none are skipped outright; the others' turns beyond their slots are not claimed.
-      const inFlight = [...options.inFlight].filter(([, count]) => count > 0)
-      const busy = inFlight.filter(([, count]) => count >= options.perMerchant).map(([appKey]) => appKey)
-      const partly = inFlight.filter(([, count]) => count < options.perMerchant)
+      const free = new Map<string, number>()
+      for (const [appKey, limit] of options.limits) free.set(appKey, limit)
+      for (const [appKey, count] of options.inFlight)
+        free.set(appKey, (free.get(appKey) ?? options.perMerchant) - Math.max(0, count))
+      const busy = [...free].filter(([, slots]) => slots <= 0).map(([appKey]) => appKey)
+      const partly = [...free].filter(([, slots]) => slots > 0 && slots !== options.perMerchant)
       const notBusy = busy.length === 0 ? sql`1 = 1` : sql`m.app_key NOT IN ${sql.in(busy)}`
       // The counts and limits are this process's own integers, written into the text (Dialect.ts).
       const count = (n: number) => wholeNumber(sql, Math.max(0, n))
+      // Each merchant's candidates: as many as the largest number of free slots any has.
+      const candidates = Math.max(options.perMerchant, ...partly.map(([, slots]) => slots))
       const slots =
         partly.length === 0
           ? count(options.perMerchant)
-          : sql`CASE app_key ${sql.join(
-              " ",
-              false
-            )(partly.map(([appKey, n]) => sql`WHEN ${appKey} THEN ${count(options.perMerchant - n)}`))}
+          : sql`CASE app_key ${sql.join(" ", false)(partly.map(([appKey, n]) => sql`WHEN ${appKey} THEN ${count(n)}`))}
             ELSE ${count(options.perMerchant)} END`
       // The work is bounded by the merchants with pending deliveries and the batch, never by the
       // number of rows due: `pending_merchants` walks the distinct merchants along the index (one
@@ -349,7 +354,7 @@ export const makeDeliveryStore = Effect.gen(function* () {
             "deliveries",
             sql`WHERE inner_rows.app_key = m.app_key AND inner_rows.status = 'pending'
               AND inner_rows.next_attempt_at_ms <= ${nowMs} AND ${notExcluded}
-              ORDER BY inner_rows.next_attempt_at_ms LIMIT ${count(options.perMerchant)}`
+              ORDER BY inner_rows.next_attempt_at_ms LIMIT ${count(candidates)}`
           )}
           WHERE m.app_key IS NOT NULL AND ${notBusy}
         ), turns AS (

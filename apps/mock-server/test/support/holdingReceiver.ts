@@ -27,6 +27,8 @@ export interface HoldingReceiver {
   }
   /** Answers the oldest `count` held requests (all by default) with 200. */
   release(count?: number): void
+  /** Answers the next `count` requests with 200 as they arrive, instead of holding them (they count as received). */
+  answerAtOnce(count: number): void
   /** Resolves once at least `count` requests are held at the same time. */
   waitHeld(count: number, timeoutMs?: number): Promise<void>
   /** Resolves once `count` requests arrived in all. */
@@ -41,6 +43,7 @@ export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
   let mostAll = 0
   let mostPerEvent = 0
   const mostPerPath = new Map<string, number>()
+  let atOnce = 0
   const server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -51,6 +54,11 @@ export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
       }
       const request: HeldRequest = { path: req.url ?? "", headers: req.headers, eventId, orderSn }
       received.push(request)
+      if (atOnce > 0) {
+        atOnce--
+        res.writeHead(200, { "content-type": "text/plain" }).end("ok")
+        return
+      }
       held.push({ request, res })
       res.on("close", () => {
         const at = held.findIndex((entry) => entry.res === res)
@@ -74,6 +82,9 @@ export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
       return held.map((entry) => entry.request)
     },
     most: () => ({ all: mostAll, perPath: mostPerPath, perEvent: mostPerEvent }),
+    answerAtOnce: (count) => {
+      atOnce += count
+    },
     release: (count = held.length) => {
       for (const { res } of held.splice(0, count)) res.writeHead(200, { "content-type": "text/plain" }).end("ok")
     },

@@ -229,7 +229,7 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
             () => nowMs
           )(store)
           const claim = (now: number, until: number, limit: number, exclude: ReadonlyArray<string>) =>
-            store.claimDue(now, until, { limit, perMerchant: 100, exclude, inFlight: new Map() })
+            store.claimDue(now, until, { limit, perMerchant: 100, limits: new Map(), exclude, inFlight: new Map() })
           const skipped = yield* claim(nowMs, 9_000, 10, ["dlv_0"])
           const none = yield* claim(nowMs, 9_000, 10, [])
           // The leases end at 9 000: then every row is due again, once, for concurrent claimers.
@@ -245,12 +245,14 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
           const busy = yield* store.claimDue(20_000, 30_000, {
             limit: 10,
             perMerchant: 2,
+            limits: new Map(),
             exclude: [],
             inFlight: new Map([[TEST_MERCHANT_APP_KEY, 2]])
           })
           const partly = yield* store.claimDue(20_000, 30_000, {
             limit: 10,
             perMerchant: 2,
+            limits: new Map(),
             exclude: [],
             inFlight: new Map([
               ["another merchant", 2],
@@ -260,10 +262,26 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
           const fair = yield* store.claimDue(20_000, 30_000, {
             limit: 10,
             perMerchant: 2,
+            limits: new Map(),
             exclude: [],
             inFlight: new Map()
           })
-          return { skipped, none, racing, rest, busy, partly, fair }
+          // A merchant with a limit of its own (a fast endpoint's): 5 less 1 in flight, then 1.
+          const raised = yield* store.claimDue(30_000, 40_000, {
+            limit: 10,
+            perMerchant: 2,
+            limits: new Map([[TEST_MERCHANT_APP_KEY, 5]]),
+            exclude: [],
+            inFlight: new Map([[TEST_MERCHANT_APP_KEY, 1]])
+          })
+          const lowered = yield* store.claimDue(30_000, 40_000, {
+            limit: 10,
+            perMerchant: 2,
+            limits: new Map([[TEST_MERCHANT_APP_KEY, 1]]),
+            exclude: [],
+            inFlight: new Map()
+          })
+          return { skipped, none, racing, rest, busy, partly, fair, raised, lowered }
         })
       )
       expect(out.skipped.map((d) => d.id).sort()).toEqual(["dlv_1", "dlv_2", "dlv_3", "dlv_4", "dlv_5"])
@@ -276,6 +294,8 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       expect(out.busy).toEqual([])
       expect(out.partly).toHaveLength(1)
       expect(out.fair).toHaveLength(2)
+      expect(out.raised).toHaveLength(4)
+      expect(out.lowered).toHaveLength(1)
       // The claim hands over the merchant's notify URL with each row (none set here).
       expect(out.fair.every((d) => d.notifyUrl === null)).toBe(true)
     })

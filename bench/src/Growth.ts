@@ -126,7 +126,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /**
  * The dispatcher's limit of attempts in flight for one merchant whose endpoint answers fast, as the
  * bench's local receiver does (`MAX_IN_FLIGHT_PER_MERCHANT` in
- * apps/mock-server/src/callbacks/Dispatcher.ts, an internal constant; the smoke test holds the two equal).
+ * apps/mock-server/src/callbacks/EndpointSpeeds.ts, an internal constant; the smoke test holds the two equal).
  */
 export const MOCK_IN_FLIGHT_PER_MERCHANT = 32
 

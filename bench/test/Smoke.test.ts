@@ -80,7 +80,7 @@ describe("pnpm bench --smoke", () => {
     // The dispatcher's constant is internal to the mock: read from its source, so that a change
     // there cannot leave the bench's ceiling measured at the old limit.
     const dispatcher = readFileSync(
-      new URL("../../apps/mock-server/src/callbacks/Dispatcher.ts", import.meta.url).pathname,
+      new URL("../../apps/mock-server/src/callbacks/EndpointSpeeds.ts", import.meta.url).pathname,
       "utf8"
     )
     const limit = /export const MAX_IN_FLIGHT_PER_MERCHANT = (\d+)/.exec(dispatcher)

@@ -8,12 +8,12 @@ import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterEach, expect, it } from "vitest"
+import { MAX_IN_FLIGHT } from "../src/callbacks/Dispatcher.js"
 import {
   fastAnswerMs,
-  MAX_IN_FLIGHT,
   MAX_IN_FLIGHT_PER_MERCHANT,
   START_IN_FLIGHT_PER_MERCHANT
-} from "../src/callbacks/Dispatcher.js"
+} from "../src/callbacks/EndpointSpeeds.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
@@ -67,8 +67,7 @@ const releaseAll = async (receiver: HoldingReceiver, total: number) => {
   while (answered < total) {
     await receiver.waitHeld(1)
     await sleep(SLOW_MS)
-    answered += receiver.held.length
-    receiver.release()
+    answered += receiver.releaseHeldFor(SLOW_MS)
   }
 }
 
@@ -150,26 +149,37 @@ it(`gives a merchant whose endpoint answers fast ${MAX_IN_FLIGHT_PER_MERCHANT} s
     notifyUrl: `${receiver.url}/t`
   })
   expect(set.json.code).toBe("SUCCESS")
-  const total = START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT + 2 * START_IN_FLIGHT_PER_MERCHANT
+  const tries = 5
+  const total = tries * START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT + 2 * START_IN_FLIGHT_PER_MERCHANT
   // The first batch (the start limit) is answered at once: the endpoint is fast.
   receiver.answerAtOnce(START_IN_FLIGHT_PER_MERCHANT)
   await backlog(mock, receiver, total, "f")
   const sent = () => receiver.received.filter((request) => request.path === "/f").length
 
+  // The next claim takes all its slots. (Should this process stall for longer than a fast answer
+  // while the batch is answered, the batch counts as slow: the next one, held, is then answered
+  // slowly and the one after it at once again.)
+  for (let n = 0; n < tries && receiver.held.length < MAX_IN_FLIGHT_PER_MERCHANT; n++) {
+    await receiver.waitHeld(START_IN_FLIGHT_PER_MERCHANT)
+    await sleep(SLOW_MS)
+    if (receiver.held.length >= MAX_IN_FLIGHT_PER_MERCHANT) break
+    receiver.answerAtOnce(START_IN_FLIGHT_PER_MERCHANT)
+    receiver.releaseHeldFor(SLOW_MS)
+  }
   await receiver.waitHeld(MAX_IN_FLIGHT_PER_MERCHANT)
   expect(receiver.most().perPath.get("/f")).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
-  expect(sent()).toBe(START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT)
+  const fastSent = sent()
 
   // They are answered slowly: the next batch is the start limit's, and no more goes out while it is held.
   await sleep(SLOW_MS)
-  receiver.release()
+  expect(receiver.releaseHeldFor(SLOW_MS)).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
   await receiver.waitHeld(START_IN_FLIGHT_PER_MERCHANT)
   const barrier = await paidOrder(mock, {}, "barrier")
   await waitUntil(() => (receiver.received.some((request) => request.orderSn === barrier) ? true : undefined))
-  expect(sent()).toBe(START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT + START_IN_FLIGHT_PER_MERCHANT)
+  expect(sent()).toBe(fastSent + START_IN_FLIGHT_PER_MERCHANT)
   expect(receiver.held.filter((request) => request.path === "/f")).toHaveLength(START_IN_FLIGHT_PER_MERCHANT)
 
-  await releaseAll(receiver, total - START_IN_FLIGHT_PER_MERCHANT - MAX_IN_FLIGHT_PER_MERCHANT + 1)
+  await releaseAll(receiver, total - fastSent + 1)
   expect(receiver.received).toHaveLength(total + 1)
   expect(new Set(receiver.received.map((request) => request.eventId)).size).toBe(total + 1)
 }, 120_000)

@@ -8,7 +8,7 @@ import { startPostgres } from "@pc/servers"
 import { Schema } from "effect"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
-import { fastAnswerMs, START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/Dispatcher.js"
+import { fastAnswerMs, START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/EndpointSpeeds.js"
 import { type Event, listenEvents } from "./support/events.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
 import { createOrder, dev } from "./support/mock.js"
@@ -149,9 +149,19 @@ describe("three mock replicas on one PostgreSQL", () => {
   it("two dispatchers on one database: both send at once, no attempt twice at once, every delivery once", async () => {
     const db = await freshDatabase()
     // Held requests must not time out (nor their leases end) while the test holds them.
+    const timeoutMs = 60_000
     const mocks = await Promise.all(
       Array.from({ length: 2 }, () =>
-        spawnMock(["--env", "production", "--db", db, "--callback-timeout-ms", "60000", "--callback-backoff-ms", "300"])
+        spawnMock([
+          "--env",
+          "production",
+          "--db",
+          db,
+          "--callback-timeout-ms",
+          String(timeoutMs),
+          "--callback-backoff-ms",
+          "300"
+        ])
       )
     )
     const receiver = await startHoldingReceiver()
@@ -170,9 +180,9 @@ describe("three mock replicas on one PostgreSQL", () => {
     while (answered < total) {
       await receiver.waitHeld(1)
       // Answered slowly: each process keeps the merchant at its start limit.
-      await new Promise((resolve) => setTimeout(resolve, fastAnswerMs(60_000) + 50))
-      answered += receiver.held.length
-      receiver.release()
+      const slowMs = fastAnswerMs(timeoutMs) + 50
+      await new Promise((resolve) => setTimeout(resolve, slowMs))
+      answered += receiver.releaseHeldFor(slowMs)
     }
     expect(receiver.most().perEvent).toBe(1)
     expect(receiver.most().all).toBe(2 * START_IN_FLIGHT_PER_MERCHANT)

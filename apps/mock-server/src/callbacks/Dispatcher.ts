@@ -16,6 +16,7 @@ import { Orders } from "../orders/Orders.js"
 import type { AttemptOutcome, ClaimedDelivery, Delivery } from "../store/DeliveryStore.js"
 import { Store } from "../store/Store.js"
 import { pointsAtSelf, Self } from "../UrlRule.js"
+import { fastAnswerMs, makeEndpointSpeeds, START_IN_FLIGHT_PER_MERCHANT } from "./EndpointSpeeds.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 
 const EXCERPT = 200
@@ -28,41 +29,7 @@ const LEASE_MARGIN_MS = 1000
  */
 export const MAX_IN_FLIGHT = 128
 
-/**
- * Attempts in flight at most for a merchant whose endpoint is not known to answer fast (a new
- * one, a slow one, one that failed): a merchant whose endpoint hangs holds at most this many slots,
- * and the others stay free for every other merchant (CONTRACT.md: the dispatcher's capacity is
- * shared fairly between merchants). The store hands out due deliveries in turns between
- * merchants, so a backlog does not hide the others either.
- */
-export const START_IN_FLIGHT_PER_MERCHANT = 4
-
-/**
- * Attempts in flight at most for a merchant whose endpoint answered its last batch 2xx, each
- * within {@link fastAnswerMs}: a backlog then goes out in batches of half of this (one claim, one
- * transaction for their begun attempts, one for their outcomes), one batch signed and begun while
- * the other is on the wire. An endpoint that answers one request at a time at that speed still
- * answers all of them within half an attempt's time; one that answers slower under this load is
- * back at {@link START_IN_FLIGHT_PER_MERCHANT} from its next batch on.
- *
- * Measured on a backlog of 10,000 to a local receiver (bench, `profile-callbacks`): 4 in flight
- * per merchant, batches of 4, 980 callbacks/s and 0.67 ms of main-thread CPU each; 16, batches of
- * 16, 1,450-1,560/s and 0.38 ms; 32, batches of 16, 1,960-2,080/s and 0.30-0.32 ms.
- */
-export const MAX_IN_FLIGHT_PER_MERCHANT = 32
-
-/**
- * The slowest answer (ms) that keeps a merchant at {@link MAX_IN_FLIGHT_PER_MERCHANT}: 100 ms, or
- * less when an attempt's time is so short that the batch, answered one at a time, would not fit in
- * half of it.
- */
-export const fastAnswerMs = (callbackTimeoutMs: number): number =>
-  Math.min(100, callbackTimeoutMs / (2 * MAX_IN_FLIGHT_PER_MERCHANT))
-
-/**
- * Merchants remembered as fast at most, the least recently answered forgotten first (they start
- * at {@link START_IN_FLIGHT_PER_MERCHANT} again): every claim names each one's limit.
- */
+/** Merchants remembered as fast at most (EndpointSpeeds.ts): every claim names each one's limit. */
 const MAX_FAST_MERCHANTS = MAX_IN_FLIGHT / START_IN_FLIGHT_PER_MERCHANT
 
 /** How long an ended attempt's outcome may wait for others to be recorded with it (ms). */
@@ -153,30 +120,8 @@ export const make = Effect.gen(function* () {
   /** Attempts in flight in this process: their deliveries, and how many each merchant has. */
   const inFlight = new Set<string>()
   const inFlightByMerchant = new Map<string, number>()
-  /**
-   * Merchants whose endpoint answered its last batch 2xx, each within {@link fastAnswerMs}: they
-   * may have {@link MAX_IN_FLIGHT_PER_MERCHANT} in flight. Least recently answered first.
-   */
-  const fast = new Set<string>()
-  const fastMs = fastAnswerMs(config.callbackTimeoutMs)
-  /** How many attempts a merchant may have in flight now. */
-  const limitOf = (appKey: string) => (fast.has(appKey) ? MAX_IN_FLIGHT_PER_MERCHANT : START_IN_FLIGHT_PER_MERCHANT)
-  /** How many of a busy merchant's slots are claimed together: all at the start limit, else half. */
-  const batchOf = (appKey: string) => (fast.has(appKey) ? MAX_IN_FLIGHT_PER_MERCHANT / 2 : START_IN_FLIGHT_PER_MERCHANT)
-  /** Learns from a batch's outcomes whose endpoints answer fast (all 2xx, each in time) and whose do not. */
-  const learnSpeeds = (batch: ReadonlyArray<AttemptOutcome>) => {
-    const answeredFast = new Map<string, boolean>()
-    for (const { delivery, attempt, next } of batch) {
-      const quick = next.status === "delivered" && attempt.durationMs <= fastMs
-      answeredFast.set(delivery.appKey, (answeredFast.get(delivery.appKey) ?? true) && quick)
-    }
-    for (const [appKey, quick] of answeredFast) {
-      fast.delete(appKey)
-      if (!quick) continue
-      fast.add(appKey)
-      if (fast.size > MAX_FAST_MERCHANTS) fast.delete(fast.values().next().value!)
-    }
-  }
+  /** How many attempts each merchant may have in flight, by how fast its endpoint answers. */
+  const speeds = makeEndpointSpeeds({ fastMs: fastAnswerMs(config.callbackTimeoutMs), maxFast: MAX_FAST_MERCHANTS })
   /** Attempts that ended, whose outcomes the loop records next, all in one transaction. */
   let ended: Array<EndedAttempt> = []
   /** When the oldest of them ended. */
@@ -323,6 +268,7 @@ export const make = Effect.gen(function* () {
       })
     })
     onTheWire.set(delivery.id, cancel)
+    speeds.sent(delivery.id, delivery.appKey, sentMs)
   }
 
   /**
@@ -441,7 +387,15 @@ export const make = Effect.gen(function* () {
         Effect.sync(() => {
           ended = ended.filter((one) => !endedNow.includes(one))
           if (ended.length === 0) endedSinceMs = Number.POSITIVE_INFINITY
-          learnSpeeds(batch)
+          speeds.learn(
+            batch.map(({ delivery, attempt, next }) => ({
+              deliveryId: delivery.id,
+              appKey: delivery.appKey,
+              delivered: next.status === "delivered",
+              durationMs: attempt.durationMs
+            })),
+            clock.unsafeCurrentTimeMillis()
+          )
           for (const outcome of batch) {
             free(outcome.delivery)
             const { appKey } = outcome.delivery
@@ -481,7 +435,7 @@ export const make = Effect.gen(function* () {
   /**
    * Whether the outcomes that ended are recorded now, or wait (at most {@link RECORD_WAIT_MS}) for
    * the attempts still in flight to end too and be recorded with them: now when nothing else is
-   * in flight; when a busy merchant has a batch of slots free again ({@link batchOf}: with
+   * in flight; when a busy merchant has a batch of slots free again (EndpointSpeeds.batchOf: with
    * batches of 2 of 4 slots, each claim and its two transactions served half as many callbacks,
    * and a backlog's main-thread CPU per callback was 1.5 times as much for no more callbacks a
    * second); or, when the last claim left others waiting for room, once a new merchant's batch of
@@ -494,8 +448,8 @@ export const make = Effect.gen(function* () {
     const ending = new Map<string, number>()
     for (const { delivery } of ended) ending.set(delivery.appKey, (ending.get(delivery.appKey) ?? 0) + 1)
     for (const [appKey, count] of ending) {
-      const slots = limitOf(appKey) - (inFlightByMerchant.get(appKey) ?? 0) + count
-      if (saturated.has(appKey) && slots >= batchOf(appKey)) return true
+      const slots = speeds.limitOf(appKey, nowMs) - (inFlightByMerchant.get(appKey) ?? 0) + count
+      if (saturated.has(appKey) && slots >= speeds.batchOf(appKey, nowMs)) return true
     }
     return false
   }
@@ -506,7 +460,10 @@ export const make = Effect.gen(function* () {
     Effect.zipRight(
       Effect.sync(() => {
         stopping = true
-        for (const cancel of onTheWire.values()) cancel()
+        for (const [id, cancel] of onTheWire) {
+          cancel()
+          speeds.dropped(id)
+        }
         onTheWire.clear()
       }),
       Effect.ignore(recordEnded)
@@ -531,7 +488,7 @@ export const make = Effect.gen(function* () {
       const claimed = yield* store.claimDue(nowMs, leasedUntilMs, {
         limit: room,
         perMerchant: START_IN_FLIGHT_PER_MERCHANT,
-        limits: new Map([...fast].map((appKey) => [appKey, MAX_IN_FLIGHT_PER_MERCHANT])),
+        limits: speeds.limits(nowMs),
         exclude: [...inFlight],
         inFlight: inFlightByMerchant
       })
@@ -539,7 +496,7 @@ export const make = Effect.gen(function* () {
       for (const delivery of claimed) claimedBy.set(delivery.appKey, (claimedBy.get(delivery.appKey) ?? 0) + 1)
       roomFilled = claimed.length >= room
       for (const appKey of [...saturated, ...claimedBy.keys()]) {
-        const slots = limitOf(appKey) - (inFlightByMerchant.get(appKey) ?? 0)
+        const slots = speeds.limitOf(appKey, nowMs) - (inFlightByMerchant.get(appKey) ?? 0)
         if ((claimedBy.get(appKey) ?? 0) >= slots) saturated.add(appKey)
         else saturated.delete(appKey)
       }
@@ -646,6 +603,17 @@ export const make = Effect.gen(function* () {
       claimNeeded = true
       return wake
     }),
+    /**
+     * A merchant's notify URL changed: its new endpoint starts at the start limit (it may be
+     * slower than the one that was fast), and what waited for a URL is due now (Store.setNotifyUrl).
+     */
+    notifyUrlChanged: (appKey: string) =>
+      Effect.suspend(() => {
+        speeds.forget(appKey)
+        speeds.forget(appKey.toLowerCase())
+        claimNeeded = true
+        return wake
+      }),
     /** Queues a delivery again now (the developer menu's resend). */
     resend: (id: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) => store.resend(id, nowMs)).pipe(

@@ -150,7 +150,7 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
             yield* store
               .setNotifyUrl(path.appKey, notifyUrl, yield* Clock.currentTimeMillis)
               .pipe(Effect.catchTag("NotFound", () => Effect.fail(notFound(`no merchant ${path.appKey}`))))
-            yield* dispatcher.wake
+            yield* dispatcher.notifyUrlChanged(path.appKey)
             return S.success({ appKey: path.appKey, notifyUrl })
           })
         )

@@ -328,8 +328,28 @@ export const makeDeliveryStore = Effect.gen(function* () {
       const notBusy = busy.length === 0 ? sql`1 = 1` : sql`m.app_key NOT IN ${sql.in(busy)}`
       // The counts and limits are this process's own integers, written into the text (Dialect.ts).
       const count = (n: number) => wholeNumber(sql, Math.max(0, n))
-      // Each merchant's candidates: as many as the largest number of free slots any has.
-      const candidates = Math.max(options.perMerchant, ...partly.map(([, slots]) => slots))
+      // Each merchant's candidates: as many as its free slots may take. Those with more than
+      // perMerchant (raised limits) get their own, larger range; everyone else perMerchant.
+      const raised = partly.filter(([, slots]) => slots > options.perMerchant)
+      const firstRows = (limit: number, which: Statement.Fragment) =>
+        sql`SELECT first_rows.id, first_rows.app_key, first_rows.next_attempt_at_ms FROM pending_merchants m
+          ${joinFirstRows(
+            sql,
+            "deliveries",
+            sql`WHERE inner_rows.app_key = m.app_key AND inner_rows.status = 'pending'
+              AND inner_rows.next_attempt_at_ms <= ${nowMs} AND ${notExcluded}
+              ORDER BY inner_rows.next_attempt_at_ms LIMIT ${count(limit)}`
+          )}
+          WHERE m.app_key IS NOT NULL AND ${notBusy} AND ${which}`
+      const candidates =
+        raised.length === 0
+          ? firstRows(options.perMerchant, sql`1 = 1`)
+          : sql`${firstRows(options.perMerchant, sql`m.app_key NOT IN ${sql.in(raised.map(([appKey]) => appKey))}`)}
+            UNION ALL
+            ${firstRows(
+              Math.max(...raised.map(([, slots]) => slots)),
+              sql`m.app_key IN ${sql.in(raised.map(([appKey]) => appKey))}`
+            )}`
       const slots =
         partly.length === 0
           ? count(options.perMerchant)
@@ -337,9 +357,10 @@ export const makeDeliveryStore = Effect.gen(function* () {
             ELSE ${count(options.perMerchant)} END`
       // The work is bounded by the merchants with pending deliveries and the batch, never by the
       // number of rows due: `pending_merchants` walks the distinct merchants along the index (one
-      // probe each), `candidates` takes each one's earliest `perMerchant` due rows (one index
-      // range each), and only those are ranked. A backlog of 10,000 due rows of one merchant costs
-      // what a backlog of 4 does. On PostgreSQL only the candidates are locked (Dialect.ts).
+      // probe each), `candidates` takes each one's earliest due rows, as many as its free slots at
+      // most (one index range each), and only those are ranked. A backlog of 10,000 due rows of one
+      // merchant costs what a backlog of its limit does. On PostgreSQL only the candidates are
+      // locked (Dialect.ts).
       return claimedRows(
         () => sql`WITH RECURSIVE pending_merchants(app_key) AS (
           SELECT (SELECT app_key FROM deliveries WHERE status = 'pending' ORDER BY app_key LIMIT 1)
@@ -348,15 +369,7 @@ export const makeDeliveryStore = Effect.gen(function* () {
             ORDER BY d.app_key LIMIT 1)
           FROM pending_merchants m WHERE m.app_key IS NOT NULL
         ), candidates AS (
-          SELECT first_rows.id, first_rows.app_key, first_rows.next_attempt_at_ms FROM pending_merchants m
-          ${joinFirstRows(
-            sql,
-            "deliveries",
-            sql`WHERE inner_rows.app_key = m.app_key AND inner_rows.status = 'pending'
-              AND inner_rows.next_attempt_at_ms <= ${nowMs} AND ${notExcluded}
-              ORDER BY inner_rows.next_attempt_at_ms LIMIT ${count(candidates)}`
-          )}
-          WHERE m.app_key IS NOT NULL AND ${notBusy}
+          ${candidates}
         ), turns AS (
           SELECT id, next_attempt_at_ms, ${slots} AS slots,
             ROW_NUMBER() OVER (PARTITION BY app_key ORDER BY next_attempt_at_ms, id) AS turn

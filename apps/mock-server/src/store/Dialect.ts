@@ -64,7 +64,7 @@ export const joinFirstRows = (sql: SqlClient.SqlClient, table: string, rows: Sta
  * - a `CASE` whose every branch is a number: PostgreSQL cannot type it when each is a parameter.
  *
  * Each value makes its own statement text, so it suits values from a small range (a batch size up
- * to 16, a page size up to 200), which the bounded statement cache holds. Anything but a whole
+ * to 128, a page size up to 200), which the bounded statement cache holds. Anything but a whole
  * number from 0 to 2^53 - 1 is the caller's defect, thrown here instead of sent to the database.
  *
  * The same re-preparing would come back for every bound value compared with an indexed column if

@@ -27,6 +27,8 @@ export interface HoldingReceiver {
   }
   /** Answers the oldest `count` held requests (all by default) with 200. */
   release(count?: number): void
+  /** Answers with 200 every request held for at least `ms` (so none of them was answered fast); resolves how many. */
+  releaseHeldFor(ms: number): number
   /** Answers the next `count` requests with 200 as they arrive, instead of holding them (they count as received). */
   answerAtOnce(count: number): void
   /** Resolves once at least `count` requests are held at the same time. */
@@ -39,7 +41,7 @@ export interface HoldingReceiver {
 /** Starts a holding receiver on 127.0.0.1, port 0. */
 export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
   const received: Array<HeldRequest> = []
-  const held: Array<{ readonly request: HeldRequest; readonly res: ServerResponse }> = []
+  const held: Array<{ readonly request: HeldRequest; readonly res: ServerResponse; readonly atMs: number }> = []
   let mostAll = 0
   let mostPerEvent = 0
   const mostPerPath = new Map<string, number>()
@@ -59,7 +61,7 @@ export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
         res.writeHead(200, { "content-type": "text/plain" }).end("ok")
         return
       }
-      held.push({ request, res })
+      held.push({ request, res, atMs: performance.now() })
       res.on("close", () => {
         const at = held.findIndex((entry) => entry.res === res)
         if (at >= 0) held.splice(at, 1)
@@ -82,6 +84,15 @@ export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
       return held.map((entry) => entry.request)
     },
     most: () => ({ all: mostAll, perPath: mostPerPath, perEvent: mostPerEvent }),
+    releaseHeldFor: (ms) => {
+      const now = performance.now()
+      const due = held.filter((entry) => now - entry.atMs >= ms)
+      for (const entry of due) {
+        held.splice(held.indexOf(entry), 1)
+        entry.res.writeHead(200, { "content-type": "text/plain" }).end("ok")
+      }
+      return due.length
+    },
     answerAtOnce: (count) => {
       atOnce += count
     },

@@ -150,7 +150,12 @@ it(`gives a merchant whose endpoint answers fast ${MAX_IN_FLIGHT_PER_MERCHANT} s
   })
   expect(set.json.code).toBe("SUCCESS")
   const tries = 5
-  const total = tries * START_IN_FLIGHT_PER_MERCHANT + MAX_IN_FLIGHT_PER_MERCHANT + 2 * START_IN_FLIGHT_PER_MERCHANT
+  // Each try that fails costs two batches (the one held, answered slowly, and the next one).
+  const total =
+    START_IN_FLIGHT_PER_MERCHANT +
+    tries * 2 * START_IN_FLIGHT_PER_MERCHANT +
+    MAX_IN_FLIGHT_PER_MERCHANT +
+    2 * START_IN_FLIGHT_PER_MERCHANT
   // The first batch (the start limit) is answered at once: the endpoint is fast.
   receiver.answerAtOnce(START_IN_FLIGHT_PER_MERCHANT)
   await backlog(mock, receiver, total, "f")

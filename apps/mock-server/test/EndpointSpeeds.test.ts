@@ -14,14 +14,24 @@ import {
 const FAST_MS = 100
 const A = "merchant-a"
 const B = "merchant-b"
+const URL_1 = "https://merchant.example/callbacks"
+const URL_2 = "https://merchant.example/v2/callbacks"
 
 let ids = 0
-/** Sends `count` attempts of `appKey` at `atMs`; each answer is then built by `answer`. */
-const sendBatch = (speeds: ReturnType<typeof makeEndpointSpeeds>, appKey: string, count: number, atMs: number) => {
+/** Sends `count` attempts of `appKey` to `url` at `atMs`; each answer is then built by `answer`. */
+const sendBatch = (
+  speeds: ReturnType<typeof makeEndpointSpeeds>,
+  appKey: string,
+  count: number,
+  atMs: number,
+  url = URL_1
+) => {
   const sent = Array.from({ length: count }, () => `dlv_${++ids}`)
-  for (const id of sent) speeds.sent(id, appKey, atMs)
-  return (answer: Partial<Omit<AnsweredAttempt, "deliveryId" | "appKey">> = {}): ReadonlyArray<AnsweredAttempt> =>
-    sent.map((deliveryId) => ({ deliveryId, appKey, delivered: true, durationMs: 5, ...answer }))
+  for (const id of sent) speeds.sent(id, appKey, url, atMs)
+  return (
+    answer: Partial<Omit<AnsweredAttempt, "deliveryId" | "appKey" | "url">> = {}
+  ): ReadonlyArray<AnsweredAttempt> =>
+    sent.map((deliveryId) => ({ deliveryId, appKey, url, delivered: true, durationMs: 5, ...answer }))
 }
 
 const made = () => makeEndpointSpeeds({ fastMs: FAST_MS, maxFast: 2 })
@@ -110,10 +120,30 @@ describe("a merchant's limit", () => {
     expect(speeds.limitOf(A, 205)).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
   })
 
+  it("drops back once an attempt is held too long, found when a batch is learned, not only at a claim", () => {
+    const speeds = fastMerchant(A)
+    sendBatch(speeds, A, 1, 10)
+    speeds.learn(sendBatch(speeds, A, START_IN_FLIGHT_PER_MERCHANT, 10 + FAST_MS)(), 10 + FAST_MS + 1)
+    expect(speeds.limitOf(A, 10 + FAST_MS + 1)).toBe(START_IN_FLIGHT_PER_MERCHANT)
+  })
+
   it("drops back when the merchant's notify URL changes, and after a minute without a fast batch", () => {
     const forgotten = fastMerchant(A)
+    // What was on the wire when it was forgotten does not raise it again, however quick.
+    const onTheWire = sendBatch(forgotten, A, START_IN_FLIGHT_PER_MERCHANT, 10)
     forgotten.forget(A)
     expect(forgotten.limitOf(A, 10)).toBe(START_IN_FLIGHT_PER_MERCHANT)
+    forgotten.learn(onTheWire(), 15)
+    expect(forgotten.limitOf(A, 15)).toBe(START_IN_FLIGHT_PER_MERCHANT)
+
+    // Sending to another URL than the fast one starts over, even in a process that was not told.
+    const moved = fastMerchant(A)
+    const toNew = sendBatch(moved, A, 2, 10, URL_2)
+    expect(moved.limitOf(A, 10)).toBe(START_IN_FLIGHT_PER_MERCHANT)
+    moved.learn(toNew(), 15)
+    expect(moved.limitOf(A, 15)).toBe(START_IN_FLIGHT_PER_MERCHANT)
+    moved.learn(sendBatch(moved, A, START_IN_FLIGHT_PER_MERCHANT, 20, URL_2)(), 25)
+    expect(moved.limitOf(A, 25)).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
 
     const quiet = fastMerchant(A, 0)
     expect(quiet.limitOf(A, 5 + FAST_FOR_MS)).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
@@ -122,6 +152,11 @@ describe("a merchant's limit", () => {
     // One small quick batch after that is not a whole batch: it does not raise it again.
     quiet.learn(sendBatch(quiet, A, 1, FAST_FOR_MS + 10)(), FAST_FOR_MS + 15)
     expect(quiet.limitOf(A, FAST_FOR_MS + 15)).toBe(START_IN_FLIGHT_PER_MERCHANT)
+
+    // While it is fast, a small quick batch keeps it fast for another minute.
+    const busy = fastMerchant(A, 0)
+    busy.learn(sendBatch(busy, A, 1, FAST_FOR_MS - 10)(), FAST_FOR_MS - 5)
+    expect(busy.limitOf(A, FAST_FOR_MS + 100)).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
   })
 
   it("remembers at most maxFast merchants as fast, the least recently answered forgotten first", () => {

@@ -16,7 +16,13 @@ import { Orders } from "../orders/Orders.js"
 import type { AttemptOutcome, ClaimedDelivery, Delivery } from "../store/DeliveryStore.js"
 import { Store } from "../store/Store.js"
 import { pointsAtSelf, Self } from "../UrlRule.js"
-import { fastAnswerMs, makeEndpointSpeeds, START_IN_FLIGHT_PER_MERCHANT } from "./EndpointSpeeds.js"
+import {
+  type AnsweredAttempt,
+  fastAnswerMs,
+  MAX_IN_FLIGHT_PER_MERCHANT,
+  makeEndpointSpeeds,
+  START_IN_FLIGHT_PER_MERCHANT
+} from "./EndpointSpeeds.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 
 const EXCERPT = 200
@@ -29,8 +35,12 @@ const LEASE_MARGIN_MS = 1000
  */
 export const MAX_IN_FLIGHT = 128
 
-/** Merchants remembered as fast at most (EndpointSpeeds.ts): every claim names each one's limit. */
-const MAX_FAST_MERCHANTS = MAX_IN_FLIGHT / START_IN_FLIGHT_PER_MERCHANT
+/**
+ * Merchants with the raised limit at a time at most (EndpointSpeeds.ts): together they have at
+ * most half the room, so endpoints that answered fast and then hang leave the other half free for
+ * everyone else until their attempts time out.
+ */
+const MAX_FAST_MERCHANTS = MAX_IN_FLIGHT / 2 / MAX_IN_FLIGHT_PER_MERCHANT
 
 /** How long an ended attempt's outcome may wait for others to be recorded with it (ms). */
 const RECORD_WAIT_MS = 50
@@ -268,7 +278,7 @@ export const make = Effect.gen(function* () {
       })
     })
     onTheWire.set(delivery.id, cancel)
-    speeds.sent(delivery.id, delivery.appKey, sentMs)
+    speeds.sent(delivery.id, delivery.appKey, sent.url, sentMs)
   }
 
   /**
@@ -387,15 +397,19 @@ export const make = Effect.gen(function* () {
         Effect.sync(() => {
           ended = ended.filter((one) => !endedNow.includes(one))
           if (ended.length === 0) endedSinceMs = Number.POSITIVE_INFINITY
-          speeds.learn(
-            batch.map(({ delivery, attempt, next }) => ({
+          // What was sent says how fast its endpoint is; an attempt never sent (no notify URL) says nothing.
+          const answered: Array<AnsweredAttempt> = []
+          for (const { delivery, attempt, next, begun } of batch) {
+            if (begun === undefined || attempt.url === null) continue
+            answered.push({
               deliveryId: delivery.id,
               appKey: delivery.appKey,
+              url: attempt.url,
               delivered: next.status === "delivered",
               durationMs: attempt.durationMs
-            })),
-            clock.unsafeCurrentTimeMillis()
-          )
+            })
+          }
+          speeds.learn(answered, clock.unsafeCurrentTimeMillis())
           for (const outcome of batch) {
             free(outcome.delivery)
             const { appKey } = outcome.delivery
@@ -488,7 +502,8 @@ export const make = Effect.gen(function* () {
       const claimed = yield* store.claimDue(nowMs, leasedUntilMs, {
         limit: room,
         perMerchant: START_IN_FLIGHT_PER_MERCHANT,
-        limits: speeds.limits(nowMs),
+        // Read now, not at the tick's start: an attempt's time on the wire is measured to this moment.
+        limits: speeds.limits(clock.unsafeCurrentTimeMillis()),
         exclude: [...inFlight],
         inFlight: inFlightByMerchant
       })
@@ -610,7 +625,6 @@ export const make = Effect.gen(function* () {
     notifyUrlChanged: (appKey: string) =>
       Effect.suspend(() => {
         speeds.forget(appKey)
-        speeds.forget(appKey.toLowerCase())
         claimNeeded = true
         return wake
       }),

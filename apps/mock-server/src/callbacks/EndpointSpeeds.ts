@@ -3,17 +3,19 @@
  * dispatcher's capacity is shared fairly, and one merchant's slow endpoint never holds back
  * another's). Every merchant starts at {@link START_IN_FLIGHT_PER_MERCHANT}. One whose endpoint
  * answers fast earns {@link MAX_IN_FLIGHT_PER_MERCHANT}, which its backlog then fills in batches
- * of half of it; a failure, a slow answer, an attempt held on the wire too long, a new notify URL
- * or a minute without a fast batch puts it back at the start. Plain bookkeeping, no I/O: the
- * dispatcher tells it what it sends and what came of it, and asks it for limits.
+ * of half of it; a failure, a slow answer, an attempt held on the wire too long, another notify URL
+ * or a minute without a fast batch puts it back at the start. Only a few merchants hold the raised
+ * limit at a time (`maxFast`), so that endpoints that answered fast and then hang cannot take the
+ * whole room. Plain bookkeeping, no I/O: the dispatcher tells it what it sends and what came of
+ * it, and asks it for limits.
  */
 
 /**
  * Attempts in flight at most for a merchant whose endpoint is not known to answer fast (a new
- * one, a slow one, one that failed, one whose notify URL just changed): a merchant whose endpoint
- * hangs holds this many slots (one that was fast, {@link MAX_IN_FLIGHT_PER_MERCHANT} until its
- * oldest attempt on the wire is a fast answer's time old), and the others stay free for every
- * other merchant.
+ * one, a slow one, one that failed, one whose notify URL changed): a merchant whose endpoint hangs
+ * holds this many slots (one that was fast, the {@link MAX_IN_FLIGHT_PER_MERCHANT} it had on the
+ * wire, for up to one attempt's time: from a fast answer's time on, it is sent no more), and the
+ * others stay free for every other merchant.
  */
 export const START_IN_FLIGHT_PER_MERCHANT = 4
 
@@ -52,6 +54,8 @@ export const FAST_FOR_MS = 60_000
 export interface AnsweredAttempt {
   readonly deliveryId: string
   readonly appKey: string
+  /** Where it was sent. */
+  readonly url: string
   /** Answered 2xx. */
   readonly delivered: boolean
   /** From sending to the answer (or the error). */
@@ -66,8 +70,8 @@ export interface EndpointSpeeds {
   readonly batchOf: (appKey: string, nowMs: number) => number
   /** The merchants whose limit is not the start limit, with theirs (at most `maxFast` of them). */
   readonly limits: (nowMs: number) => ReadonlyMap<string, number>
-  /** An attempt went on the wire. */
-  readonly sent: (deliveryId: string, appKey: string, nowMs: number) => void
+  /** An attempt went on the wire, to `url`; another URL than the one found fast starts the merchant over. */
+  readonly sent: (deliveryId: string, appKey: string, url: string, nowMs: number) => void
   /** An attempt left the wire without an outcome to learn from (cut off by a stop). */
   readonly dropped: (deliveryId: string) => void
   /**
@@ -82,19 +86,19 @@ export interface EndpointSpeeds {
 
 /**
  * The speeds of merchants' endpoints, for answers within `fastMs` (see {@link fastAnswerMs}); at
- * most `maxFast` merchants are remembered as fast, the least recently answered forgotten first.
+ * most `maxFast` merchants are fast at a time, the least recently answered dropped first.
  *
  * @example
  * ```ts
- * const speeds = makeEndpointSpeeds({ fastMs: fastAnswerMs(10_000), maxFast: 32 })
- * speeds.sent("dlv_1", appKey, now)
- * speeds.learn([{ deliveryId: "dlv_1", appKey, delivered: true, durationMs: 3 }], now + 3)
+ * const speeds = makeEndpointSpeeds({ fastMs: fastAnswerMs(10_000), maxFast: 2 })
+ * speeds.sent("dlv_1", appKey, url, now)
+ * speeds.learn([{ deliveryId: "dlv_1", appKey, url, delivered: true, durationMs: 3 }], now + 3)
  * speeds.limitOf(appKey, now + 3) // 4: one answer is not a batch's worth
  * ```
  */
 export const makeEndpointSpeeds = (options: { readonly fastMs: number; readonly maxFast: number }): EndpointSpeeds => {
-  /** Fast merchants, with when they last answered a batch fast; least recently first. */
-  const fast = new Map<string, number>()
+  /** Fast merchants, with their endpoint and when it last answered a batch fast; least recently first. */
+  const fast = new Map<string, { readonly url: string; readonly sinceMs: number }>()
   /** Attempts on the wire: whose, since when. */
   const onTheWire = new Map<string, { readonly appKey: string; readonly sentMs: number }>()
   /** Attempts on the wire when their merchant was found slow: their answers count for nothing. */
@@ -112,8 +116,8 @@ export const makeEndpointSpeeds = (options: { readonly fastMs: number; readonly 
     }
   }
   const isFast = (appKey: string, nowMs: number) => {
-    const since = fast.get(appKey)
-    return since !== undefined && nowMs - since <= FAST_FOR_MS
+    const entry = fast.get(appKey)
+    return entry !== undefined && nowMs - entry.sinceMs <= FAST_FOR_MS
   }
 
   return {
@@ -125,7 +129,9 @@ export const makeEndpointSpeeds = (options: { readonly fastMs: number; readonly 
       for (const appKey of fast.keys()) if (isFast(appKey, nowMs)) limits.set(appKey, MAX_IN_FLIGHT_PER_MERCHANT)
       return limits
     },
-    sent: (deliveryId, appKey, nowMs) => {
+    sent: (deliveryId, appKey, url, nowMs) => {
+      // Another endpoint than the one found fast: what is on the wire says nothing of this one.
+      if (fast.get(appKey)?.url !== undefined && fast.get(appKey)?.url !== url) slow(appKey)
       onTheWire.set(deliveryId, { appKey, sentMs: nowMs })
     },
     dropped: (deliveryId) => {
@@ -133,21 +139,22 @@ export const makeEndpointSpeeds = (options: { readonly fastMs: number; readonly 
       withoutVerdict.delete(deliveryId)
     },
     learn: (batch, nowMs) => {
-      const verdicts = new Map<string, { count: number; quick: boolean }>()
-      for (const { deliveryId, appKey, delivered, durationMs } of batch) {
+      const verdicts = new Map<string, { count: number; quick: boolean; url: string }>()
+      for (const { deliveryId, appKey, url, delivered, durationMs } of batch) {
         onTheWire.delete(deliveryId)
         if (withoutVerdict.delete(deliveryId)) continue
-        const verdict = verdicts.get(appKey) ?? { count: 0, quick: true }
+        const verdict = verdicts.get(appKey) ?? { count: 0, quick: true, url }
         verdict.count++
-        verdict.quick &&= delivered && durationMs <= options.fastMs
+        // Answers from two endpoints in one batch (the URL changed meanwhile) make no verdict of speed.
+        verdict.quick &&= delivered && durationMs <= options.fastMs && url === verdict.url
         verdicts.set(appKey, verdict)
       }
-      for (const [appKey, { count, quick }] of verdicts) {
+      for (const [appKey, { count, quick, url }] of verdicts) {
         if (!quick) slow(appKey)
-        else if (count >= START_IN_FLIGHT_PER_MERCHANT || isFast(appKey, nowMs)) {
+        else if (count >= START_IN_FLIGHT_PER_MERCHANT || (isFast(appKey, nowMs) && fast.get(appKey)?.url === url)) {
           // Most recently answered last: Map keeps insertion order.
           fast.delete(appKey)
-          fast.set(appKey, nowMs)
+          fast.set(appKey, { url, sinceMs: nowMs })
           if (fast.size > options.maxFast) fast.delete(fast.keys().next().value!)
         }
       }

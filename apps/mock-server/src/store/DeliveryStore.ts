@@ -328,8 +328,8 @@ export const makeDeliveryStore = Effect.gen(function* () {
       const notBusy = busy.length === 0 ? sql`1 = 1` : sql`m.app_key NOT IN ${sql.in(busy)}`
       // The counts and limits are this process's own integers, written into the text (Dialect.ts).
       const count = (n: number) => wholeNumber(sql, Math.max(0, n))
-      // Each merchant's candidates: as many as its free slots may take. Those with more than
-      // perMerchant (raised limits) get their own, larger range; everyone else perMerchant.
+      // Each merchant's candidates: perMerchant rows, or for the merchants with more free slots than
+      // that (raised limits) as many as the most any of them has, in a second range of their own.
       const raised = partly.filter(([, slots]) => slots > options.perMerchant)
       const firstRows = (limit: number, which: Statement.Fragment) =>
         sql`SELECT first_rows.id, first_rows.app_key, first_rows.next_attempt_at_ms FROM pending_merchants m
@@ -357,8 +357,8 @@ export const makeDeliveryStore = Effect.gen(function* () {
             ELSE ${count(options.perMerchant)} END`
       // The work is bounded by the merchants with pending deliveries and the batch, never by the
       // number of rows due: `pending_merchants` walks the distinct merchants along the index (one
-      // probe each), `candidates` takes each one's earliest due rows, as many as its free slots at
-      // most (one index range each), and only those are ranked. A backlog of 10,000 due rows of one
+      // probe each), `candidates` takes each one's earliest due rows, perMerchant or the raised
+      // merchants' most (one index range each), and only those are ranked. A backlog of 10,000 due rows of one
       // merchant costs what a backlog of its limit does. On PostgreSQL only the candidates are
       // locked (Dialect.ts).
       return claimedRows(

@@ -75,7 +75,7 @@ export interface EndpointSpeeds {
   /** An attempt left the wire without an outcome to learn from (cut off by a stop). */
   readonly dropped: (deliveryId: string) => void
   /**
-   * Learns from a batch of ended attempts: any failure or slow answer makes its merchant slow; at
+   * Learns from a batch of ended attempts: a failure or a slow answer makes its merchant slow; at
    * least a start limit's worth of quick 2xx answers, and nothing slower, make it fast (an
    * answer to an attempt sent before its merchant was last found slow counts for nothing).
    */
@@ -131,7 +131,8 @@ export const makeEndpointSpeeds = (options: { readonly fastMs: number; readonly 
     },
     sent: (deliveryId, appKey, url, nowMs) => {
       // Another endpoint than the one found fast: what is on the wire says nothing of this one.
-      if (fast.get(appKey)?.url !== undefined && fast.get(appKey)?.url !== url) slow(appKey)
+      const known = fast.get(appKey)?.url
+      if (known !== undefined && known !== url) slow(appKey)
       onTheWire.set(deliveryId, { appKey, sentMs: nowMs })
     },
     dropped: (deliveryId) => {

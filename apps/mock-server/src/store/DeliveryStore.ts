@@ -331,6 +331,7 @@ export const makeDeliveryStore = Effect.gen(function* () {
       // Each merchant's candidates: perMerchant rows, or for the merchants with more free slots than
       // that (raised limits) as many as the most any of them has, in a second range of their own.
       const raised = partly.filter(([, slots]) => slots > options.perMerchant)
+      const raisedKeys = sql.in(raised.map(([appKey]) => appKey))
       const firstRows = (limit: number, which: Statement.Fragment) =>
         sql`SELECT first_rows.id, first_rows.app_key, first_rows.next_attempt_at_ms FROM pending_merchants m
           ${joinFirstRows(
@@ -344,12 +345,9 @@ export const makeDeliveryStore = Effect.gen(function* () {
       const candidates =
         raised.length === 0
           ? firstRows(options.perMerchant, sql`1 = 1`)
-          : sql`${firstRows(options.perMerchant, sql`m.app_key NOT IN ${sql.in(raised.map(([appKey]) => appKey))}`)}
+          : sql`${firstRows(options.perMerchant, sql`m.app_key NOT IN ${raisedKeys}`)}
             UNION ALL
-            ${firstRows(
-              Math.max(...raised.map(([, slots]) => slots)),
-              sql`m.app_key IN ${sql.in(raised.map(([appKey]) => appKey))}`
-            )}`
+            ${firstRows(Math.max(...raised.map(([, slots]) => slots)), sql`m.app_key IN ${raisedKeys}`)}`
       const slots =
         partly.length === 0
           ? count(options.perMerchant)

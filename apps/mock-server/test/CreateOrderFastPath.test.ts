@@ -146,6 +146,48 @@ describe.each(["production", "sandbox"] as const)(
   }
 )
 
+describe.each(["production", "sandbox"] as const)(
+  "a refused signature in %s: the fast path and the HttpApi route",
+  (environment) => {
+    it("log its warning with the answer's request id and the likely cause", async () => {
+      const signer = await testMerchantSigner()
+      const lines: Array<Array<string>> = [[], []]
+      const mocks = await Promise.all(
+        [true, false].map((createOrderFastPath, i) =>
+          start(
+            { ...defaults, port: 0, db: ":memory:", environment },
+            { logLevel: LogLevel.Info, createOrderFastPath, logSink: (line) => lines[i]!.push(line) }
+          )
+        )
+      )
+      try {
+        for (const [i, mock] of mocks.entries()) {
+          const body = orderBody(`warn-${i}`)
+          // Signed over the pretty-printed body, sent compact: a mistake the diagnosis names.
+          const timestamp = String(Date.now())
+          const signature = await signCreateOrder(signer, {
+            timestamp,
+            body: JSON.stringify(JSON.parse(body), null, 2)
+          })
+          const answer = await rawExchange(
+            portOf(mock),
+            await requestOf({ name: "", body, signature, timestamp }, signer)
+          )
+          if (answer.kind !== "answer") throw new Error(`no answer: ${answer.kind}`)
+          expect(answer.status).toBe(environment === "production" ? 401 : 200)
+          const requestId = answer.headers[Headers.REQUEST_ID.toLowerCase()]!
+          const warning = lines[i]!.find((line) => line.includes("signature check failed"))
+          expect(warning).toContain(`requestId=${requestId}`)
+          expect(warning).toMatch(/level=WARN/)
+          expect(warning).toMatch(/likelyCause="the body signed was pretty-printed JSON/)
+        }
+      } finally {
+        await Promise.all(mocks.map((mock) => mock.close()))
+      }
+    })
+  }
+)
+
 describe("create-order rate limit: the fast path and the HttpApi route", () => {
   it("refuse the same request of a sequence with rateLimited and Retry-After", async () => {
     const signer = await testMerchantSigner()

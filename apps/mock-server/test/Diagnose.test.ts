@@ -6,6 +6,7 @@ import { NodeCrypto } from "@pc/crypto-node"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { diagnose } from "../src/auth/Diagnose.js"
+import * as Step from "../src/http/Step.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem, testMerchantPublicKeyPem } from "../src/TestMerchant.js"
 
 /** The test merchant's real verifier, counting the messages it is asked about and their total size. */
@@ -36,8 +37,10 @@ const run = async (body: string, signedBody: string) => {
     "x-r-signature": signature
   }
   const cause = await Effect.runPromise(
-    diagnose({ method: "POST", path: Wire.CREATE_ORDER_PATH, headers, body }, Date.now(), () =>
-      Effect.succeed([{ version: 1, verifier }])
+    Step.toEffect(
+      diagnose({ method: "POST", path: Wire.CREATE_ORDER_PATH, headers, body }, Date.now(), () => [
+        { version: 1, verifier }
+      ])
     )
   )
   return { cause, seen }

@@ -58,6 +58,27 @@ describe("Step", () => {
     )
   })
 
+  it("matchAll ends every step, plain, later or in an Effect, with its value or its failure, never failing", async () => {
+    const ended = (step: Step.Step<number, string>) =>
+      Effect.runPromise(
+        Step.toEffect(
+          Step.matchAll(
+            step,
+            (value) => `value ${value}`,
+            (cause) => `failed: ${cause instanceof Error ? cause.message : String(cause)}`
+          )
+        )
+      )
+    expect(Step.matchAll(5, String, () => "failed")).toBe("5")
+    expect(Step.matchAll(refused, String, () => "failed")).toBe("failed")
+    expect(await ended(Promise.resolve(6))).toBe("value 6")
+    expect(await ended(Promise.reject(new Error("key gone")))).toBe("failed: key gone")
+    expect(await ended(Effect.succeed(7))).toBe("value 7")
+    expect(await ended(Effect.fail("storage"))).toBe("failed: storage")
+    expect(await ended(Effect.die(new Error("bug")))).toBe("failed: bug")
+    expect(await ended(Promise.resolve(Effect.fail("storage")))).toBe("failed: storage")
+  })
+
   it("andThen chains plain steps without waiting, and a rejected Promise ends as a defect", async () => {
     const chained = Step.andThen(
       Step.andThen(1, (n) => n + 1),

@@ -5,7 +5,7 @@
 // input: a few verifications of about the body's size, and re-serialisation only for small, shallow
 // bodies (pretty-printing a body nested thousands deep took seconds and a gigabyte).
 import { Base64, Canonical, type Crypto, Headers, Timestamp } from "@pc/core"
-import { Effect } from "effect"
+import * as Step from "../http/Step.js"
 import { checkJsonDepth } from "../http/JsonDepth.js"
 
 export interface DiagnoseInput {
@@ -15,7 +15,7 @@ export interface DiagnoseInput {
   readonly body: string
 }
 
-interface VersionedVerifier {
+export interface VersionedVerifier {
   readonly version: number
   readonly verifier: Crypto.Verifier
 }
@@ -50,58 +50,90 @@ const reserialisations = (body: string): ReadonlyArray<readonly [string, string]
   return variants.filter(([text]) => text !== body)
 }
 
-/** The likely cause of a failed signature check, or `undefined` when none of the usual mistakes fits. */
-export const diagnose = <E, R>(
+/** What the headers alone could not settle: the likely cause needs the merchant's keys. */
+interface NeedsKeys {
+  readonly appKey: string
+  readonly tsText: string
+  readonly versionText: string | undefined
+  readonly signature: Uint8Array
+}
+
+/**
+ * The causes the headers show (no signature, not Base64, seconds, clock skew): a string, or
+ * `undefined` when nothing can be said; what the keys must settle otherwise. No verification.
+ */
+const causeFromHeaders = (input: DiagnoseInput, nowMs: number): string | undefined | NeedsKeys => {
+  const rawSignature = Headers.get(input.headers, Headers.RequestHeaders.signature)
+  const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
+  const tsText = Headers.get(input.headers, Headers.RequestHeaders.timestamp)
+  const versionText = Headers.get(input.headers, Headers.RequestHeaders.keyVersion)
+  if (rawSignature === undefined) return "no X-R-Signature header was sent"
+  const decoded = Base64.decode(rawSignature)
+  if (!decoded.ok) return `X-R-Signature is not raw standard Base64: ${decoded.error.message}`
+  const timestamp = tsText === undefined ? undefined : Timestamp.parse(tsText)
+  if (timestamp !== undefined) {
+    if (tsText!.length <= 10 && Math.abs(timestamp * 1000 - nowMs) <= Timestamp.WINDOW_MS) {
+      return "X-R-TS looks like seconds; send Unix epoch milliseconds"
+    }
+    const window = Timestamp.checkWindow(timestamp, nowMs)
+    if (!window.ok) return `clock skew of ${Math.round(window.skewMs / 1000)} seconds (${window.message})`
+  }
+  if (appKey === undefined || tsText === undefined) return undefined
+  return { appKey, tsText, versionText, signature: decoded.bytes }
+}
+
+/** The usual mistakes tried against the merchant's keys, one verification at a time. */
+const causeFromKeys = async (
+  input: DiagnoseInput,
+  { appKey, tsText, versionText, signature }: NeedsKeys,
+  all: ReadonlyArray<VersionedVerifier>
+): Promise<string | undefined> => {
+  const keys = [...all].sort((a, b) => b.version - a.version).slice(0, MAX_KEYS_TRIED)
+  const exact = Canonical.requestStringToSign({ ...input, appKey, timestamp: tsText })
+  for (const key of keys) {
+    if (String(key.version) !== versionText && (await key.verifier.verify(exact, signature))) {
+      return `wrong key version: signed with key version ${key.version}, but X-R-KEY-VERSION says ${versionText ?? "nothing"}`
+    }
+  }
+  const claimed = all.find((key) => String(key.version) === versionText)
+  if (claimed === undefined) return undefined
+  for (const [body, cause] of reserialisations(input.body)) {
+    const text = Canonical.requestStringToSign({ ...input, appKey, timestamp: tsText, body })
+    if (await claimed.verifier.verify(text, signature)) return cause
+  }
+  const alternatives: ReadonlyArray<readonly [string, string]> = [
+    [
+      Canonical.requestStringToSign({ ...input, method: input.method.toLowerCase(), appKey, timestamp: tsText }),
+      "the method was signed in lower case; sign it upper case (POST)"
+    ],
+    [
+      Canonical.callbackStringToSign({ appKey, timestamp: tsText, body: input.body }),
+      "the callback form was signed (no method and path); requests sign METHOD path\\nappKey.timestamp.body"
+    ]
+  ]
+  for (const [text, cause] of alternatives) if (await claimed.verifier.verify(text, signature)) return cause
+  return "the signature was made with another key, or over other bytes than those sent"
+}
+
+/**
+ * The likely cause of a failed signature check, or `undefined` when none of the usual mistakes
+ * fits. A step (http/Step.ts), never a fiber of its own: plain when the headers show the cause or
+ * `keysOf` has no keys to try (a flood of refusals, once the diagnosis budget is spent), a Promise
+ * while the keys are tried, an Effect only when `keysOf` must read them.
+ *
+ * @example
+ * ```ts
+ * const likely = await Effect.runPromise(Step.toEffect(diagnose(input, Date.now(), () => [{ version: 1, verifier }])))
+ * ```
+ */
+export const diagnose = <E>(
   input: DiagnoseInput,
   nowMs: number,
-  keysOf: (appKey: string) => Effect.Effect<ReadonlyArray<VersionedVerifier>, E, R>
-): Effect.Effect<string | undefined, E, R> =>
-  Effect.gen(function* () {
-    const rawSignature = Headers.get(input.headers, Headers.RequestHeaders.signature)
-    const appKey = Headers.get(input.headers, Headers.RequestHeaders.appKey)
-    const tsText = Headers.get(input.headers, Headers.RequestHeaders.timestamp)
-    const versionText = Headers.get(input.headers, Headers.RequestHeaders.keyVersion)
-    if (rawSignature === undefined) return "no X-R-Signature header was sent"
-    const decoded = Base64.decode(rawSignature)
-    if (!decoded.ok) return `X-R-Signature is not raw standard Base64: ${decoded.error.message}`
-    const timestamp = tsText === undefined ? undefined : Timestamp.parse(tsText)
-    if (timestamp !== undefined) {
-      if (tsText!.length <= 10 && Math.abs(timestamp * 1000 - nowMs) <= Timestamp.WINDOW_MS) {
-        return "X-R-TS looks like seconds; send Unix epoch milliseconds"
-      }
-      const window = Timestamp.checkWindow(timestamp, nowMs)
-      if (!window.ok) return `clock skew of ${Math.round(window.skewMs / 1000)} seconds (${window.message})`
-    }
-    if (appKey === undefined || tsText === undefined) return undefined
-    const all = yield* keysOf(appKey)
-    const keys = [...all].sort((a, b) => b.version - a.version).slice(0, MAX_KEYS_TRIED)
-    const signature = decoded.bytes
-    const verifies = (text: string, verifier: Crypto.Verifier) => Effect.promise(() => verifier.verify(text, signature))
-    const exact = Canonical.requestStringToSign({ ...input, appKey, timestamp: tsText })
-    for (const key of keys) {
-      if (String(key.version) !== versionText && (yield* verifies(exact, key.verifier))) {
-        return `wrong key version: signed with key version ${key.version}, but X-R-KEY-VERSION says ${versionText ?? "nothing"}`
-      }
-    }
-    const claimed = all.find((key) => String(key.version) === versionText)
-    if (claimed === undefined) return undefined
-    for (const [body, cause] of reserialisations(input.body)) {
-      if (
-        yield* verifies(Canonical.requestStringToSign({ ...input, appKey, timestamp: tsText, body }), claimed.verifier)
-      ) {
-        return cause
-      }
-    }
-    const alternatives: ReadonlyArray<readonly [string, string]> = [
-      [
-        Canonical.requestStringToSign({ ...input, method: input.method.toLowerCase(), appKey, timestamp: tsText }),
-        "the method was signed in lower case; sign it upper case (POST)"
-      ],
-      [
-        Canonical.callbackStringToSign({ appKey, timestamp: tsText, body: input.body }),
-        "the callback form was signed (no method and path); requests sign METHOD path\\nappKey.timestamp.body"
-      ]
-    ]
-    for (const [text, cause] of alternatives) if (yield* verifies(text, claimed.verifier)) return cause
-    return "the signature was made with another key, or over other bytes than those sent"
-  })
+  keysOf: (appKey: string) => Step.Step<ReadonlyArray<VersionedVerifier>, E>
+): Step.Step<string | undefined, E> => {
+  const fromHeaders = causeFromHeaders(input, nowMs)
+  if (fromHeaders === undefined || typeof fromHeaders === "string") return fromHeaders
+  return Step.andThen(keysOf(fromHeaders.appKey), (keys) =>
+    keys.length === 0 ? undefined : causeFromKeys(input, fromHeaders, keys)
+  )
+}

@@ -176,7 +176,7 @@ export const makeCreateOrderFastPath = (options: {
           step =
             read instanceof ApiError
               ? { answer: read, headers: undefined, note: undefined }
-              : flow.create({ source: request, bytes: read, busy })
+              : flow.create({ source: request, bytes: read, busy, requestId })
         } catch (defect) {
           return failed(response, requestId, started, Cause.die(defect))
         }

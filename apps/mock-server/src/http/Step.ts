@@ -7,7 +7,7 @@
  * fiber when every step is plain or a Promise ({@link run}), which is the common case on SQLite: a
  * fiber per request, and a fiber step per check, were most of a signed create's CPU (issue 12).
  */
-import { Effect, Exit, type Fiber } from "effect"
+import { Cause, Effect, Exit, type Fiber } from "effect"
 import { ApiError } from "./Envelope.js"
 
 /** A value now, a refusal now, or either later (see the module's comment). `A` is a plain value. */
@@ -71,6 +71,31 @@ export const mapError = <A, E, E2>(step: Step<A, E>, f: (error: E) => E2): Step<
     )
   }
   return step
+}
+
+/**
+ * Ends `step` whatever happens: `onSuccess` with its value, `onFailure` with why there is none (a
+ * refusal, an Effect's failure or defect, a rejected Promise). The step it returns cannot fail.
+ *
+ * @example
+ * ```ts
+ * const likely = Step.matchAll(diagnose(input, nowMs, keysOf), (cause) => cause ?? null, () => null)
+ * ```
+ */
+export const matchAll = <A, B, E>(
+  step: Step<A, E>,
+  onSuccess: (value: A) => B,
+  onFailure: (cause: unknown) => B
+): Step<B> => {
+  if (step instanceof ApiError) return onFailure(step)
+  if (isPromise(step)) return step.then((inner) => matchAll(inner, onSuccess, onFailure), onFailure)
+  if (Effect.isEffect(step)) {
+    return Effect.matchCause(step as Effect.Effect<A, ApiError | E>, {
+      onSuccess,
+      onFailure: (cause) => onFailure(Cause.squash(cause))
+    })
+  }
+  return onSuccess(step as A)
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, FiberRef } from "effect"
+import { Effect, FiberRef, HashMap, Option } from "effect"
 import { MockApi } from "../api/MockApi.js"
 import { MockConfig } from "../Config.js"
 import { signatureNote } from "../events/MockEvents.js"
@@ -33,8 +33,15 @@ export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handler
     // decoded (and re-encoded) by the framework first.
     return handlers.handleRaw("createOrder", ({ request }) => {
       const source = NodeHttpServerRequest.toIncomingMessage(request)
+      // The flow logs a refused signature without a fiber: it is given the request id that this
+      // fiber's log lines carry (App.ts's wrapApp).
       const created = (bytes: Uint8Array) =>
-        Step.toEffect(flow.create({ source, bytes })).pipe(
+        Effect.flatMap(FiberRef.get(FiberRef.currentLogAnnotations), (annotations) => {
+          const requestId = Option.getOrUndefined(HashMap.get(annotations, "requestId"))
+          return Step.toEffect(
+            flow.create({ source, bytes, requestId: typeof requestId === "string" ? requestId : undefined })
+          )
+        }).pipe(
           // The 500 (App.ts's answerFailure) carries the check's header and note too.
           Effect.catchTag("CreateStorageFailed", (failed) => Effect.zipRight(keep(failed), Effect.fail(failed.cause)))
         )

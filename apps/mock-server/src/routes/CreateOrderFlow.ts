@@ -41,6 +41,8 @@ export interface CreateOrderInput {
   readonly bytes: Uint8Array
   /** Other requests are waiting: the signature's verification leaves the event loop (see AuthInput). */
   readonly busy?: boolean
+  /** The request's id, for what is logged about it on the way (a refused signature's warning). */
+  readonly requestId?: string | undefined
 }
 
 /** How a create-order request ends: the answer, and what the response and its event carry beside it. */
@@ -99,13 +101,21 @@ const make = Effect.gen(function* () {
   const create = ({
     source,
     bytes,
-    busy
+    busy,
+    requestId
   }: CreateOrderInput): Step.Step<CreateOrderOutcome, SqlError | CreateStorageFailed> => {
     const body = utf8Text(bytes)
     if (body instanceof ApiError) return { answer: body, headers: undefined, note: undefined }
     // Authentication first, so that in sandbox every later answer (415 included) can say what
     // production would have decided of the signature.
-    const input = { method: "POST", path: Wire.CREATE_ORDER_PATH, headers: source.headers, body, busy: busy === true }
+    const input = {
+      method: "POST",
+      path: Wire.CREATE_ORDER_PATH,
+      headers: source.headers,
+      body,
+      busy: busy === true,
+      requestId
+    }
     return Step.andThen(auth.authenticate(input, clock.unsafeCurrentTimeMillis()), (authenticated) => {
       if (!authenticated.ok) return { answer: authenticated.error, headers: undefined, note: authenticated.note }
       const { note } = authenticated

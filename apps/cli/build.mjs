@@ -23,7 +23,10 @@ const lazyCommonJs = {
   toml: { functions: ["parse"] },
   ini: { functions: ["parse"] },
   pg: { functions: ["escapeIdentifier"], classes: ["Client", "Pool"], default: true },
-  "pg-cursor": { defaultClass: true }
+  "pg-cursor": { defaultClass: true },
+  // @effect/platform-node's server makes its WebSocketServer on the first upgrade only; the mock
+  // never upgrades, yet loading ws (with tls, https and zlib) at start was 7 ms of it.
+  ws: { classes: ["WebSocket", "WebSocketServer"] }
 }
 
 const lazyCommonJsPlugin = {

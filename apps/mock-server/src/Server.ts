@@ -216,7 +216,10 @@ export const start = async (
       Layer.provideMerge(serverLayer({ ...checked, port }, devAccess, options.createOrderFastPath ?? true), logging)
     )
     const exit = await runtime.runPromiseExit(
-      Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)])
+      Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)]).pipe(
+        // Listening now: the platform key's making no longer competes with the start for the CPU.
+        Effect.tap(() => Effect.flatMap(PlatformKeys, (keys) => keys.prepare))
+      )
     )
     if (Exit.isSuccess(exit)) return started(checked, devAccess, runtime, exit.value)
     // Release what was built (the database, a bound socket) and say why in words: a failed

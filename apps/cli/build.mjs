@@ -26,7 +26,10 @@ const lazyCommonJs = {
   "pg-cursor": { defaultClass: true },
   // @effect/platform-node's server makes its WebSocketServer on the first upgrade only; the mock
   // never upgrades, yet loading ws (with tls, https and zlib) at start was 7 ms of it.
-  ws: { classes: ["WebSocket", "WebSocketServer"] }
+  ws: { classes: ["WebSocket", "WebSocketServer"] },
+  // @effect/platform-node's file responses look a Content-Type up in mime, whose tables of about
+  // 1,000 types were built at start; the mock serves no file.
+  mime: { default: true }
 }
 
 const lazyCommonJsPlugin = {

@@ -2,9 +2,9 @@
  * Composes the mock once: SQLite storage, the environment's platform keys, the test merchant,
  * orders, the callback dispatcher and the route table, served by Node's HTTP server.
  */
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Clock, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { Etag, HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeFileSystem, NodeHttpPlatform, NodeHttpServer, NodePath } from "@effect/platform-node"
+import { Cause, Clock, Context, Effect, Exit, FiberRef, HashSet, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import { createServer as createTcpServer } from "node:net"
 import { MerchantAuth } from "./auth/MerchantAuth.js"
@@ -20,7 +20,7 @@ import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
 import { makeCreateOrderFastPath, withFastPath } from "./http/CreateOrderFastPath.js"
 import * as ListenGate from "./http/ListenGate.js"
-import { batchedLogFmt } from "./log/BatchedLogFmt.js"
+import { batchedLogFmtLogger } from "./log/BatchedLogFmt.js"
 import { logfmtLogger } from "./log/LogFmt.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
 import { CheckoutHandlers } from "./routes/Checkout.js"
@@ -35,26 +35,53 @@ import { Self } from "./UrlRule.js"
 
 /**
  * Storage: the SQLite file (made 0600 if new, locked for this process), `:memory:`, or a shared
- * PostgreSQL database; migrated, bound to the environment. With it the event bus: on PostgreSQL
- * the replicas share their events (SharedEvents.ts), on SQLite the bus is this process's.
+ * PostgreSQL database; migrated. With it the event bus: on PostgreSQL the replicas share their
+ * events (SharedEvents.ts), on SQLite the bus is this process's.
  */
-const storeLayer = (config: MockConfigShape) => {
-  const bootstrap = Layer.effectDiscard(
-    Effect.gen(function* () {
-      const store = yield* Store
-      yield* store.claimEnvironment(config.environment)
-      yield* store.ensureMerchant({
-        appKey: TEST_MERCHANT_APP_KEY,
-        publicKeyPem: testMerchantPublicKeyPem(),
-        nowMs: yield* Clock.currentTimeMillis
-      })
-    })
-  )
-  const storage = isPostgresUrl(config.db)
+const storageLayer = (config: MockConfigShape) =>
+  isPostgresUrl(config.db)
     ? Layer.provideMerge(sharedMockEvents, Store.postgres(config.db))
     : Layer.merge(MockEvents.layer, Store.sqlite(config.db))
-  return Layer.provideMerge(bootstrap, storage)
-}
+
+/** Binds the storage to the environment (a database of another one is refused) and seeds the test merchant. */
+const bootstrap = (config: MockConfigShape) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    yield* store.claimEnvironment(config.environment)
+    yield* store.ensureMerchant({
+      appKey: TEST_MERCHANT_APP_KEY,
+      publicKeyPem: testMerchantPublicKeyPem(),
+      nowMs: yield* Clock.currentTimeMillis
+    })
+  })
+
+/**
+ * The configuration, the storage and the mock's services, made one after another in one layer's
+ * scope (each from its own `make`, in the order they need each other), so they stop in the reverse
+ * order. As a tree of layers (merged, then provided to each other) they were 40 of the 184 layers a
+ * start built, and Effect builds each layer through its memo map (a lock, a deferred, scopes,
+ * finalizers: about 110 steps of its run loop, on code that V8 has not compiled yet at start).
+ */
+const servicesLayer = (config: MockConfigShape & { readonly port: number }) =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const publicUrl = publicBaseUrl(config, config.port)
+      const given = Context.make(MockConfig, config).pipe(
+        Context.add(PublicUrl, publicUrl),
+        Context.add(Self, { port: config.port, listenHost: config.host, publicUrl })
+      )
+      const stored = Context.merge(given, yield* Layer.build(storageLayer(config)))
+      yield* Effect.provide(bootstrap(config), stored)
+      const withOrders = Context.add(stored, Orders, yield* Effect.provide(Orders.make, stored))
+      const withKeys = Context.add(withOrders, PlatformKeys, yield* Effect.provide(PlatformKeys.make, withOrders))
+      const withAuth = Context.add(withKeys, MerchantAuth, yield* Effect.provide(MerchantAuth.make, withKeys))
+      const withFlow = Context.add(withAuth, CreateOrderFlow, yield* Effect.provide(CreateOrderFlow.make, withAuth))
+      return Context.add(withFlow, Dispatcher, yield* Effect.provide(Dispatcher.make, withFlow))
+    })
+  )
+
+/** What the platform's router asks of an app, for file responses and multipart uploads. */
+const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer)
 
 /**
  * The whole mock for a known port. The order is the point: storage, services and the route table
@@ -66,18 +93,7 @@ const serverLayer = (
   devAccess: DevAccessPolicy,
   createOrderFastPath: boolean
 ) => {
-  const publicUrl = publicBaseUrl(config, config.port)
-  const services = Layer.merge(Dispatcher.layer, CreateOrderFlow.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(Orders.layer, PlatformKeys.layer, MerchantAuth.layer)),
-    Layer.provideMerge(
-      Layer.merge(
-        Layer.succeed(PublicUrl, publicUrl),
-        Layer.succeed(Self, { port: config.port, listenHost: config.host, publicUrl })
-      )
-    ),
-    Layer.provideMerge(storeLayer(config)),
-    Layer.provideMerge(Layer.succeed(MockConfig, config))
-  )
+  const services = servicesLayer(config)
   const handlers = HttpApiBuilder.api(MockApi).pipe(
     Layer.provide([CreateOrderHandlers, DevHandlers, CheckoutHandlers, ServiceHandlers]),
     Layer.provide(DevAccessLive)
@@ -92,7 +108,9 @@ const serverLayer = (
         bodyLimitBytes: config.bodyLimitBytes,
         publishNow: events.publishNow
       })
-      const http = NodeHttpServer.layer(
+      // The server alone: NodeHttpServer.layer adds NodeContext (a terminal, a command executor,
+      // workers) that the mock never uses, a tenth of the layers its start built.
+      const http = NodeHttpServer.layerServer(
         () => {
           const server = createServer({ keepAliveTimeout: 5_000 })
           return ListenGate.hold(
@@ -104,11 +122,10 @@ const serverLayer = (
       // Built before the server exists: listening is the last step of the layer returned here.
       return HttpServer.serve(
         wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess, publishNow: events.publishNow })
-      ).pipe(Layer.provideMerge(http))
+      ).pipe(Layer.provideMerge(http), Layer.provide(platformServices))
     })
   ).pipe(
-    Layer.provide(DecodeFailureAsParamError),
-    Layer.provide(handlers),
+    Layer.provide([DecodeFailureAsParamError, handlers]),
     Layer.provide(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer))
   )
   return app.pipe(Layer.provideMerge(services))
@@ -192,20 +209,26 @@ export const start = async (
 ): Promise<Started & { readonly close: () => Promise<void> }> => {
   const checked = check(config)
   const sink = options.logSink
-  const logging = Layer.mergeAll(
-    sink === undefined
-      ? batchedLogFmt
-      : Logger.replace(
-          Logger.defaultLogger,
-          Logger.map(logfmtLogger, (line) => sink(line))
-        ),
-    Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info),
-    // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per
-    // request and per query are pure cost (about a tenth of a signed create).
-    Layer.setTracerEnabled(false),
-    // The same for the platform's HTTP tracer middleware, which still parsed each request's URL,
-    // copied its headers for redaction and set an attribute per header on a span nobody reads.
-    Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
+  // The runtime's logging and tracing, set in one layer (four merged layers were nine to build).
+  const logging = Layer.scopedDiscard(
+    Effect.suspend(() => {
+      const logger = sink === undefined ? batchedLogFmtLogger() : Logger.map(logfmtLogger, (line) => sink(line))
+      return Effect.all(
+        [
+          Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
+            HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), logger)
+          ),
+          Effect.locallyScoped(FiberRef.currentMinimumLogLevel, options.logLevel ?? LogLevel.Info),
+          // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per
+          // request and per query are pure cost (about a tenth of a signed create).
+          Effect.locallyScoped(FiberRef.currentTracerEnabled, false),
+          // The same for the platform's HTTP tracer middleware, which still parsed each request's URL,
+          // copied its headers for redaction and set an attribute per header on a span nobody reads.
+          Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
+        ],
+        { discard: true }
+      )
+    })
   )
   // Port 0 asks for any free port: one is picked before the build, and picked again in the rare case
   // that another process takes it between the probe and the listen.

@@ -326,5 +326,15 @@ export class MerchantAuth extends Context.Tag("mock-server/MerchantAuth")<
     readonly authenticate: (input: AuthInput, nowMs: number) => Step.Step<AuthResult, SqlError>
   }
 >() {
+  /**
+   * The service, made from what the caller's context holds:
+   * Server.ts makes the mock's services one after another in one layer.
+   *
+   * @example
+   * ```ts
+   * const merchantAuth = yield* Effect.provide(MerchantAuth.make, context)
+   * ```
+   */
+  static readonly make = make
   static readonly layer = Layer.effect(MerchantAuth, make)
 }

@@ -643,5 +643,15 @@ export class Dispatcher extends Context.Tag("mock-server/Dispatcher")<
   Dispatcher,
   Effect.Effect.Success<typeof make>
 >() {
+  /**
+   * The service, made from what the caller's context holds (in its scope: what it starts stops with it):
+   * Server.ts makes the mock's services one after another in one layer.
+   *
+   * @example
+   * ```ts
+   * const dispatcher = yield* Effect.provide(Dispatcher.make, context)
+   * ```
+   */
+  static readonly make = make
   static readonly layer = Layer.scoped(Dispatcher, make)
 }

@@ -116,5 +116,15 @@ export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store
 
 /** The environment's platform keys, on the store in context. */
 export class PlatformKeys extends Context.Tag("mock-server/PlatformKeys")<PlatformKeys, PlatformKeysShape>() {
+  /**
+   * The service, made from what the caller's context holds (in its scope: what it starts stops with it):
+   * Server.ts makes the mock's services one after another in one layer.
+   *
+   * @example
+   * ```ts
+   * const platformKeys = yield* Effect.provide(PlatformKeys.make, context)
+   * ```
+   */
+  static readonly make = make
   static readonly layer = Layer.scoped(PlatformKeys, make)
 }

@@ -15,7 +15,7 @@
  * mock leaves stdout's errors to the host. At exit, lines still waiting for a slow reader on a pipe
  * may be lost: Node does not wait for a pipe's reader when the process ends.
  */
-import { Effect, Layer, Logger } from "effect"
+import { Logger } from "effect"
 import { logfmtLogger } from "./LogFmt.js"
 
 /** How long a line may wait for others before the batch is written. */
@@ -82,17 +82,15 @@ export const batchedWriter = (stream: LogStream, maxWaitingBytes = MAX_WAITING_B
 let stdout: ReturnType<typeof batchedWriter> | undefined
 
 /**
- * A layer that replaces the default logger with the batched logfmt logger on stdout.
+ * The batched logfmt logger on stdout. One writer per process, however many mocks it starts
+ * (tests do): one batch, one exit hook.
  *
  * @example
  * ```ts
- * ManagedRuntime.make(Layer.provideMerge(app, batchedLogFmt))
+ * Logger.replace(Logger.defaultLogger, batchedLogFmtLogger())
  * ```
  */
-export const batchedLogFmt = Layer.unwrapEffect(
-  Effect.sync(() => {
-    // One writer per process, however many mocks it starts (tests do): one batch, one exit hook.
-    stdout ??= batchedWriter(process.stdout)
-    return Logger.replace(Logger.defaultLogger, Logger.map(logfmtLogger, stdout.write))
-  })
-)
+export const batchedLogFmtLogger = (): Logger.Logger<unknown, void> => {
+  stdout ??= batchedWriter(process.stdout)
+  return Logger.map(logfmtLogger, stdout.write)
+}

@@ -207,5 +207,15 @@ export const make = Effect.gen(function* () {
 })
 
 export class Orders extends Context.Tag("mock-server/Orders")<Orders, Effect.Effect.Success<typeof make>>() {
+  /**
+   * The service, made from what the caller's context holds:
+   * Server.ts makes the mock's services one after another in one layer.
+   *
+   * @example
+   * ```ts
+   * const orders = yield* Effect.provide(Orders.make, context)
+   * ```
+   */
+  static readonly make = make
   static readonly layer = Layer.effect(Orders, make)
 }

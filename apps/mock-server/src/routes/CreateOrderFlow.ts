@@ -151,5 +151,15 @@ export class CreateOrderFlow extends Context.Tag("mock-server/CreateOrderFlow")<
     readonly create: (input: CreateOrderInput) => Step.Step<CreateOrderOutcome, SqlError | CreateStorageFailed>
   }
 >() {
+  /**
+   * The service, made from what the caller's context holds:
+   * Server.ts makes the mock's services one after another in one layer.
+   *
+   * @example
+   * ```ts
+   * const createOrderFlow = yield* Effect.provide(CreateOrderFlow.make, context)
+   * ```
+   */
+  static readonly make = make
   static readonly layer = Layer.effect(CreateOrderFlow, make)
 }

@@ -104,23 +104,24 @@ const preparedWith = <E, R>(prepare: Effect.Effect<unknown, E, SqlClient.SqlClie
   Layer.scopedContext(Effect.zipRight(prepare, Effect.context<SqlClient.SqlClient>()))
 
 /**
- * The SQLite database `db`: the file (created 0600 if new, locked for this process, see
- * {@link DatabaseInUse}) or `:memory:`, migrated.
+ * Opens the SQLite database `db` in the caller's scope: the file (created 0600 if new, locked for
+ * this process, see {@link DatabaseInUse}) or `:memory:`, migrated. An effect, not a layer, so that
+ * the store on it is one layer (Store.sqlite): as a tree of layers it took a quarter of the layers
+ * the mock's start built, each costing Effect's memo map more than a migration does.
  *
  * @example
  * ```ts
- * const layer = Layer.effect(Store, Store.make({ shared: false })).pipe(Layer.provide(sqliteDatabase("./mock.sqlite")))
+ * const layer = Layer.scoped(Store, Effect.flatMap(openSqlite("./mock.sqlite"), (context) => Effect.provide(Store.make({ shared: false }), context)))
  * ```
  */
-export const sqliteDatabase = (db: string) =>
-  preparedWith(Effect.zipRight(lockSqlite(db), migrate)).pipe(
-    Layer.provideMerge(
-      Layer.unwrapEffect(
-        // The journal mode is set after taking the lock (lockSqlite), not by the client.
-        Effect.as(createFile(db), SqliteConnection.layer(db))
-      )
-    )
-  )
+export const openSqlite = (db: string) =>
+  Effect.gen(function* () {
+    yield* createFile(db)
+    const context = yield* SqliteConnection.open(db)
+    // The journal mode is set after taking the lock (lockSqlite), not by the client.
+    yield* Effect.provide(Effect.zipRight(lockSqlite(db), migrate), context)
+    return context
+  })
 
 // node-postgres hands BIGINT (int8) columns over as strings, since they may exceed 2^53; the
 // mock's are epoch milliseconds and counts, well within it: read them as numbers, as on SQLite.

@@ -192,4 +192,18 @@ const make = (
  * ```
  */
 export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteDirect> =>
-  Layer.scopedContext(make(filename)).pipe(Layer.provide(Reactivity.layer))
+  Layer.scopedContext(open(filename))
+
+/**
+ * The same as {@link layer}, as an effect in the caller's scope: for a layer that opens the
+ * connection among other steps (Database.ts), without a layer of its own for it.
+ *
+ * @example
+ * ```ts
+ * const context = yield* SqliteConnection.open(":memory:") // in a scope
+ * ```
+ */
+export const open = (
+  filename: string
+): Effect.Effect<Context.Context<SqlClient.SqlClient | SqliteDirect>, never, Scope.Scope> =>
+  Effect.provideServiceEffect(make(filename), Reactivity.Reactivity, Reactivity.make)

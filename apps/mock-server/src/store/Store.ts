@@ -11,7 +11,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Environment } from "@pc/core"
 import { Context, Effect, Layer } from "effect"
-import { isPostgresUrl, postgresDatabase, sqliteDatabase } from "./Database.js"
+import { isPostgresUrl, openSqlite, postgresDatabase } from "./Database.js"
 import { type DeliveryStore, makeDeliveryStore } from "./DeliveryStore.js"
 import { type MerchantStore, makeMerchantStore } from "./MerchantStore.js"
 import { makeOrderStore, type OrderStore } from "./OrderStore.js"
@@ -71,7 +71,10 @@ export class Store extends Context.Tag("mock-server/Store")<Store, StoreService>
 
   /** The store on SQLite: the file `db` (created 0600 if new, locked for this process) or `:memory:`. */
   static readonly sqlite = (db: string) =>
-    Layer.effect(Store, Store.make({ shared: false })).pipe(Layer.provide(sqliteDatabase(db)))
+    Layer.scoped(
+      Store,
+      Effect.flatMap(openSqlite(db), (context) => Effect.provide(Store.make({ shared: false }), context))
+    )
 
   /**
    * The store on a shared PostgreSQL database (`postgres://` URL): migrated under a lock, no caches.

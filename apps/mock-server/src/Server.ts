@@ -2,9 +2,22 @@
  * Composes the mock once: SQLite storage, the environment's platform keys, the test merchant,
  * orders, the callback dispatcher and the route table, served by Node's HTTP server.
  */
-import { Etag, HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { Etag, HttpApiBuilder, HttpMiddleware, HttpPlatform, HttpServer } from "@effect/platform"
 import { NodeFileSystem, NodeHttpPlatform, NodeHttpServer, NodePath } from "@effect/platform-node"
-import { Cause, Clock, Context, Effect, Exit, FiberRef, HashSet, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import {
+  Cause,
+  Clock,
+  Context,
+  Effect,
+  Exit,
+  FiberRef,
+  HashSet,
+  Layer,
+  Logger,
+  LogLevel,
+  ManagedRuntime,
+  type Scope
+} from "effect"
 import { createServer } from "node:http"
 import { createServer as createTcpServer } from "node:net"
 import { MerchantAuth } from "./auth/MerchantAuth.js"
@@ -56,15 +69,21 @@ const bootstrap = (config: MockConfigShape) =>
   })
 
 /**
- * The configuration, the storage and the mock's services, made one after another in one layer's
- * scope (each from its own `make`, in the order they need each other), so they stop in the reverse
- * order. As a tree of layers (merged, then provided to each other) they were 40 of the 184 layers a
- * start built, and Effect builds each layer through its memo map (a lock, a deferred, scopes,
- * finalizers: about 110 steps of its run loop, on code that V8 has not compiled yet at start).
+ * The runtime's logging, then the configuration, the storage and the mock's services, made one after
+ * another in one layer's scope (each service from its own `make`, in the order they need each
+ * other), so they stop in the reverse order. As a tree of layers (merged, then provided to each
+ * other) they were 60 of the 184 layers a start built, and Effect builds each layer through its
+ * memo map (a lock, a deferred, scopes, finalizers: about a hundred steps of its run loop, on code
+ * that V8 has not compiled yet at start). The logging's fiber refs, set first, hold for all that
+ * is built after and for the runtime.
  */
-const servicesLayer = (config: MockConfigShape & { readonly port: number }) =>
+const servicesLayer = (
+  config: MockConfigShape & { readonly port: number },
+  logging: Effect.Effect<void, never, Scope.Scope>
+) =>
   Layer.scopedContext(
     Effect.gen(function* () {
+      yield* logging
       const publicUrl = publicBaseUrl(config, config.port)
       const given = Context.make(MockConfig, config).pipe(
         Context.add(PublicUrl, publicUrl),
@@ -80,8 +99,13 @@ const servicesLayer = (config: MockConfigShape & { readonly port: number }) =>
     })
   )
 
-/** What the platform's router asks of an app, for file responses and multipart uploads. */
-const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer)
+/**
+ * What the platform's router asks of an app, for file responses and multipart uploads (the mock has
+ * neither). NodeHttpPlatform.layer gives the same in 11 layers, with its own ETag generator.
+ */
+const platformServices = Layer.effect(HttpPlatform.HttpPlatform, NodeHttpPlatform.make).pipe(
+  Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, Etag.layerWeak))
+)
 
 /**
  * The whole mock for a known port. The order is the point: storage, services and the route table
@@ -91,12 +115,12 @@ const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, 
 const serverLayer = (
   config: MockConfigShape & { readonly port: number },
   devAccess: DevAccessPolicy,
-  createOrderFastPath: boolean
+  createOrderFastPath: boolean,
+  logging: Effect.Effect<void, never, Scope.Scope>
 ) => {
-  const services = servicesLayer(config)
+  const services = servicesLayer(config, logging)
   const handlers = HttpApiBuilder.api(MockApi).pipe(
-    Layer.provide([CreateOrderHandlers, DevHandlers, CheckoutHandlers, ServiceHandlers]),
-    Layer.provide(DevAccessLive)
+    Layer.provide([CreateOrderHandlers, DevHandlers, CheckoutHandlers, ServiceHandlers])
   )
   const app = Layer.unwrapEffect(
     Effect.gen(function* () {
@@ -122,11 +146,12 @@ const serverLayer = (
       // Built before the server exists: listening is the last step of the layer returned here.
       return HttpServer.serve(
         wrapApp(httpApp, { bodyLimitBytes: config.bodyLimitBytes, devAccess, publishNow: events.publishNow })
-      ).pipe(Layer.provideMerge(http), Layer.provide(platformServices))
+      ).pipe(Layer.provideMerge(http))
     })
   ).pipe(
     Layer.provide([DecodeFailureAsParamError, handlers]),
-    Layer.provide(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer))
+    // What the route table, its middleware and the server ask for, none of it from the services.
+    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, DevAccessLive, platformServices])
   )
   return app.pipe(Layer.provideMerge(services))
 }
@@ -209,34 +234,32 @@ export const start = async (
 ): Promise<Started & { readonly close: () => Promise<void> }> => {
   const checked = check(config)
   const sink = options.logSink
-  // The runtime's logging and tracing, set in one layer (four merged layers were nine to build).
-  const logging = Layer.scopedDiscard(
-    Effect.suspend(() => {
-      const logger = sink === undefined ? batchedLogFmtLogger() : Logger.map(logfmtLogger, (line) => sink(line))
-      return Effect.all(
-        [
-          Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
-            HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), logger)
-          ),
-          Effect.locallyScoped(FiberRef.currentMinimumLogLevel, options.logLevel ?? LogLevel.Info),
-          // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per
-          // request and per query are pure cost (about a tenth of a signed create).
-          Effect.locallyScoped(FiberRef.currentTracerEnabled, false),
-          // The same for the platform's HTTP tracer middleware, which still parsed each request's URL,
-          // copied its headers for redaction and set an attribute per header on a span nobody reads.
-          Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
-        ],
-        { discard: true }
-      )
-    })
-  )
+  // The runtime's logging and tracing, set first when the services are made (servicesLayer).
+  const logging = Effect.suspend(() => {
+    const logger = sink === undefined ? batchedLogFmtLogger() : Logger.map(logfmtLogger, (line) => sink(line))
+    return Effect.all(
+      [
+        Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
+          HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), logger)
+        ),
+        Effect.locallyScoped(FiberRef.currentMinimumLogLevel, options.logLevel ?? LogLevel.Info),
+        // No tracer is exported anywhere: the spans @effect/platform and @effect/sql would make per
+        // request and per query are pure cost (about a tenth of a signed create).
+        Effect.locallyScoped(FiberRef.currentTracerEnabled, false),
+        // The same for the platform's HTTP tracer middleware, which still parsed each request's URL,
+        // copied its headers for redaction and set an attribute per header on a span nobody reads.
+        Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
+      ],
+      { discard: true }
+    )
+  })
   // Port 0 asks for any free port: one is picked before the build, and picked again in the rare case
   // that another process takes it between the probe and the listen.
   const devAccess = devAccessPolicy(checked)
   for (let attempt = 1; ; attempt++) {
     const port = checked.port === 0 ? await freePort(checked.host) : checked.port
     const runtime = ManagedRuntime.make(
-      Layer.provideMerge(serverLayer({ ...checked, port }, devAccess, options.createOrderFastPath ?? true), logging)
+      serverLayer({ ...checked, port }, devAccess, options.createOrderFastPath ?? true, logging)
     )
     const exit = await runtime.runPromiseExit(
       Effect.all([PublicUrl, Effect.map(HttpServer.HttpServer, (server) => server.address)]).pipe(

@@ -11,4 +11,4 @@ import { runBundle } from "./CodeCache.js"
 import { recordLaunchersAtStart } from "./process/Launchers.js"
 
 recordLaunchersAtStart()
-runBundle(fileURLToPath(new URL("./main.cjs", import.meta.url)))
+await runBundle(fileURLToPath(new URL("./main.cjs", import.meta.url)))

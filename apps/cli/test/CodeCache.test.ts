@@ -32,7 +32,7 @@ beforeAll(async () => {
   // The runner is CodeCache.ts itself, bundled as the bin is.
   await build({
     stdin: {
-      contents: `import { runBundle } from ${JSON.stringify(fileURLToPath(new URL("../src/CodeCache.ts", import.meta.url)))}\nrunBundle(process.argv[2])`,
+      contents: `import { runBundle } from ${JSON.stringify(fileURLToPath(new URL("../src/CodeCache.ts", import.meta.url)))}\nawait runBundle(process.argv[2])`,
       resolveDir: dir,
       loader: "ts"
     },

@@ -74,10 +74,7 @@ const writeCache = (file: string, script: Script): void => {
 export const runBundle = async (bundleFile: string): Promise<void> => {
   const cacheFile = cacheFileOf(bundleFile)
   // The cache (2.6 MB) is read on the thread pool while this thread reads and decodes the bundle.
-  const reading = readFile(cacheFile).then(
-    (cache): Buffer | undefined => cache,
-    () => undefined
-  )
+  const reading = readFile(cacheFile).catch((): undefined => undefined)
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundleFile).toString("utf8")}\n})`
   const cachedData = await reading
   const script = new Script(source, {

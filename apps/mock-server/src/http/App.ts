@@ -14,7 +14,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Headers } from "@pc/core"
-import { Cause, Clock, Context, Effect, FiberRef, Option } from "effect"
+import { Cause, Clock, Context, Effect, FiberRef, HashMap, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MockApi } from "../api/MockApi.js"
 import { describeDefect } from "../log/LogText.js"
@@ -24,6 +24,9 @@ import { rawBody } from "./Body.js"
 import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
 import { ApiError, envelope, fromError } from "./Envelope.js"
 import { ParamError } from "./WireErrors.js"
+
+/** The log annotation that carries a request's id ({@link wrapApp}, {@link currentRequestId}). */
+const REQUEST_ID = "requestId"
 
 const REQUEST_ID_HEADER = Headers.REQUEST_ID.toLowerCase()
 
@@ -243,6 +246,23 @@ export const wrapApp = <R>(
         started,
         response
       })
-    }).pipe(Effect.annotateLogs({ requestId }))
+    }).pipe(Effect.annotateLogs(REQUEST_ID, requestId))
   return Effect.suspend(() => handle(randomUUID()))
 }
+
+/**
+ * The id of the request this fiber serves (the one its log lines carry, set by {@link wrapApp}), for
+ * work that logs without a fiber of its own; `undefined` outside a request.
+ *
+ * @example
+ * ```ts
+ * const requestId = yield* currentRequestId
+ * ```
+ */
+export const currentRequestId: Effect.Effect<string | undefined> = Effect.map(
+  FiberRef.get(FiberRef.currentLogAnnotations),
+  (annotations) => {
+    const id = Option.getOrUndefined(HashMap.get(annotations, REQUEST_ID))
+    return typeof id === "string" ? id : undefined
+  }
+)

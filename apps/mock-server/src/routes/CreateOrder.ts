@@ -4,10 +4,11 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, FiberRef, HashMap, Option } from "effect"
+import { Effect, FiberRef } from "effect"
 import { MockApi } from "../api/MockApi.js"
 import { MockConfig } from "../Config.js"
 import { signatureNote } from "../events/MockEvents.js"
+import { currentRequestId } from "../http/App.js"
 import { rawBodyOf } from "../http/Body.js"
 import { ApiError, ok } from "../http/Envelope.js"
 import { servedAs } from "../http/Served.js"
@@ -33,15 +34,9 @@ export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handler
     // decoded (and re-encoded) by the framework first.
     return handlers.handleRaw("createOrder", ({ request }) => {
       const source = NodeHttpServerRequest.toIncomingMessage(request)
-      // The flow logs a refused signature without a fiber: it is given the request id that this
-      // fiber's log lines carry (App.ts's wrapApp).
+      // The flow logs a refused signature without a fiber: it is given this request's id.
       const created = (bytes: Uint8Array) =>
-        Effect.flatMap(FiberRef.get(FiberRef.currentLogAnnotations), (annotations) => {
-          const requestId = Option.getOrUndefined(HashMap.get(annotations, "requestId"))
-          return Step.toEffect(
-            flow.create({ source, bytes, requestId: typeof requestId === "string" ? requestId : undefined })
-          )
-        }).pipe(
+        Effect.flatMap(currentRequestId, (requestId) => Step.toEffect(flow.create({ source, bytes, requestId }))).pipe(
           // The 500 (App.ts's answerFailure) carries the check's header and note too.
           Effect.catchTag("CreateStorageFailed", (failed) => Effect.zipRight(keep(failed), Effect.fail(failed.cause)))
         )

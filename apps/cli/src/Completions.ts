@@ -7,8 +7,8 @@
  * where compgen splits words on spaces. `bashCompletions` is that script with the labels written as
  * matched and the choices as separate words.
  */
-import { Command } from "@effect/cli"
-import { Effect } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Effect from "effect/Effect"
 
 /** A case label of the subcommand tracker: `    pc,merchants,keys)` followed by its `cmd="..."` line. */
 const trackerLabel = /^(\s+)([A-Za-z0-9_]+(?:,[A-Za-z0-9_]+)+)\)$/

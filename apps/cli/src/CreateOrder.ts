@@ -2,10 +2,10 @@
  * Create-order through `@pc/client`'s PaymentClient with the configured merchant (appKey, key file,
  * key version, base URL), its typed errors turned into the command's failure and exit code.
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { PaymentClient, type PaymentClientError } from "@pc/client"
 import type * as Wire from "@pc/core/Wire"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { signerRing } from "./MerchantKey.js"
 import { CliFailure } from "./Output.js"
 import { requireAppKey, type Settings } from "./Settings.js"

@@ -3,7 +3,7 @@
  * as the exact bytes, never parsed and re-serialised, since those bytes are what gets signed) and
  * key files.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { readFile } from "node:fs/promises"
 import { usage } from "./Output.js"
 

@@ -6,7 +6,7 @@
  */
 import * as Pem from "@pc/core/Pem"
 import { KeyPair } from "@pc/crypto-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createHash, createPrivateKey, createPublicKey } from "node:crypto"
 import { constants } from "node:fs"
 import { mkdir, open } from "node:fs/promises"

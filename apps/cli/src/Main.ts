@@ -2,9 +2,15 @@
  * `pc`: a thin @effect/cli shell over the packages. Commands live one group per file in
  * `commands/`; this file only composes them and runs on Node (loaded by `bin.ts`).
  */
-import { Command, ValidationError } from "@effect/cli"
-import { NodeFileSystem, NodePath, NodeRuntime, NodeTerminal } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
 import { callbacks } from "./commands/callbacks.js"
 import { config } from "./commands/config.js"

@@ -4,7 +4,7 @@
  */
 import { type Crypto, KeyRing } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { keyFile } from "./Input.js"
 import { type CliFailure, usage } from "./Output.js"
 import { requireKeyFile, type Settings } from "./Settings.js"

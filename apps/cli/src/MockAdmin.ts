@@ -4,9 +4,15 @@
  * made from the same `HttpApi` definition the mock serves), so the answers' types are the mock's
  * own Schemas and nothing is declared twice.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { MockClient, type MockEvent } from "@pc/mock-server"
-import { Data, Effect, Redacted, Stream } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import { CliFailure } from "./Output.js"
 
 type Client = MockClient.MockClient

@@ -3,8 +3,10 @@
  * readable text otherwise (colour only on a TTY), and the exit code of the failure's kind:
  * 0 ok, 1 the service said no, 2 usage, 3 network or timeout.
  */
-import { Options } from "@effect/cli"
-import { Console, Data, Effect } from "effect"
+import * as Options from "@effect/cli/Options"
+import * as Console from "effect/Console"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 /**
  * Why a command failed, by exit code: `Refused` (1) the service or the check said no, `Usage` (2)

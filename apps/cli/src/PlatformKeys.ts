@@ -5,7 +5,7 @@
 import { Callback } from "@pc/client"
 import type { Environment } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { CliFailure, usage } from "./Output.js"
 
 /**

@@ -4,7 +4,8 @@
  * when stdout and stderr are both terminals and the command is not `--json`: piped output and JSON
  * documents never hold a control character.
  */
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 
 /** A running progress line. */
 export interface ProgressLine {

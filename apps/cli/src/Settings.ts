@@ -4,9 +4,10 @@
  * that `pc config set` writes (`$PC_CONFIG_DIR`, else `$XDG_CONFIG_HOME/pc`, else `~/.config/pc`,
  * file `config.json`, mode 0600). The profile holds the path of the private key, never the key.
  */
-import { Options } from "@effect/cli"
+import * as Options from "@effect/cli/Options"
 import * as Environment from "@pc/core/Environment"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join } from "node:path"

@@ -5,7 +5,12 @@
  * the mock's first delivery attempt of that callback, to show where it went and what the endpoint
  * answered.
  */
-import { Deferred, type Duration, Effect, Fiber, Option, Stream } from "effect"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { createOrder } from "./CreateOrder.js"
 import type { MockEvent } from "@pc/mock-server"
 import { type Delivery, type Order, type OrderMove, using } from "./MockAdmin.js"

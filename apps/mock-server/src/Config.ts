@@ -5,7 +5,8 @@
  */
 import type { Environment } from "@pc/core"
 import { Environment as Env } from "@pc/core"
-import { Context, Data } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import { checkHttpUrl, isWildcardHost } from "./UrlRule.js"
 
 export interface MockConfigShape {

@@ -2,22 +2,27 @@
  * Composes the mock once: SQLite storage, the environment's platform keys, the test merchant,
  * orders, the callback dispatcher and the route table, served by Node's HTTP server.
  */
-import { Etag, HttpApiBuilder, HttpMiddleware, HttpPlatform, HttpServer } from "@effect/platform"
-import { NodeFileSystem, NodeHttpPlatform, NodeHttpServer, NodePath } from "@effect/platform-node"
-import {
-  Cause,
-  Clock,
-  Context,
-  Effect,
-  Exit,
-  FiberRef,
-  HashSet,
-  Layer,
-  Logger,
-  LogLevel,
-  ManagedRuntime,
-  type Scope
-} from "effect"
+import * as Etag from "@effect/platform/Etag"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpPlatform from "@effect/platform/HttpPlatform"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import { createServer as createTcpServer } from "node:net"
 import { MerchantAuth } from "./auth/MerchantAuth.js"

@@ -4,7 +4,7 @@
  * TEST-ONLY key pair handed over ready to sign with.
  */
 import type { Environment } from "@pc/core"
-import { LogLevel } from "effect"
+import * as LogLevel from "effect/LogLevel"
 import { defaults, type MockConfigShape } from "./Config.js"
 import { start } from "./Server.js"
 import {

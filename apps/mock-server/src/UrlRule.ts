@@ -4,7 +4,7 @@
  * not point at the mock itself (a callback would run one of its own routes, such as rotating the
  * platform key), and the public URL has no query or fragment.
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import { isIPv4 } from "node:net"
 import { hostname, networkInterfaces } from "node:os"
 

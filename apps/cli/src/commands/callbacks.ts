@@ -3,10 +3,12 @@
  * a callback checked exactly as a merchant's endpoint would (`@pc/client`'s verifier), and a delivery
  * queued again on the mock.
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Testing } from "@pc/client"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { bodyBytes, keyFile } from "../Input.js"
 import { using } from "../MockAdmin.js"
 import { colour, json, print, run, usage } from "../Output.js"

@@ -2,8 +2,9 @@
  * `pc config set|unset|show`: the profile that settings fall back to after flags and environment
  * variables. It holds the private key's path, never the key; `show` redacts the developer token.
  */
-import { Args, Command } from "@effect/cli"
-import { Effect } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Effect from "effect/Effect"
 import { json, print, run } from "../Output.js"
 import { checkSetting, configFile, readProfile, resolve, settingNames, writeProfile } from "../Settings.js"
 

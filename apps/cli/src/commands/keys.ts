@@ -2,9 +2,11 @@
  * `pc keys generate` and `pc keys inspect`: the command-line shell over `KeyFiles` (a merchant key
  * pair written to disk; a key file's type, size and SPKI SHA-256 fingerprint, never the private key).
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import type { KeyPair } from "@pc/crypto-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { generateKeyPair, inspectKey } from "../KeyFiles.js"
 import { colour, json, print, run } from "../Output.js"
 

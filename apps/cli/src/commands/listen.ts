@@ -6,11 +6,14 @@
  * production. `--trigger EVENT` produces one callback once the listener is registered (as
  * `pc trigger` does), so a first verified callback takes one command.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import type { Callback } from "@pc/client"
 import { type Environment, Headers } from "@pc/core"
 import type * as Wire from "@pc/core/Wire"
-import { Effect, Exit, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { using } from "../MockAdmin.js"
 import { type CliFailure, colour, json, usage } from "../Output.js"

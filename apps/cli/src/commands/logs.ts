@@ -2,9 +2,9 @@
  * `pc logs tail`: the mock's request log, live from `/dev/events`, with each create-order's
  * signature verdict and its cause (what the sandbox's `X-R-Signature-Check` says, readable).
  */
-import { Command } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
 import type { MockEvent } from "@pc/mock-server"
-import { Stream } from "effect"
+import * as Stream from "effect/Stream"
 import { using } from "../MockAdmin.js"
 import { colour, json, line, note } from "../Output.js"
 import { flags, withSettings } from "../Settings.js"

@@ -3,8 +3,11 @@
  * developer menu. `create` registers a given public key or a key pair it makes (`--generate-key`), and
  * saves the new appKey, key version, key file and mock URL in the profile.
  */
-import { Args, Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { keyFile } from "../Input.js"
 import { type GeneratedKeyPair, generateKeyPair } from "../KeyFiles.js"

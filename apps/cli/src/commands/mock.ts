@@ -3,9 +3,12 @@
  * options are the one parser of the mock's flags (`pnpm mock` runs this command too); the mock's
  * `check` is the one validation of what they give.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Environment } from "@pc/core"
-import { Console, Effect, Option } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, readyMessage, start } from "@pc/mock-server"
 import { whenLaunchersGone } from "../process/Launchers.js"
 import { limitServerHeap } from "../process/ServerHeap.js"

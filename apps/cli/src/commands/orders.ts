@@ -2,8 +2,10 @@
  * `pc orders create|show|pay|fail|expire`: create-order through `@pc/client`, and the mock's
  * developer menu for an order's state, moves and callback deliveries.
  */
-import { Args, Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
 import { createOrder } from "../CreateOrder.js"
 import { type OrderMove, using } from "../MockAdmin.js"
 import { colour, json, print } from "../Output.js"

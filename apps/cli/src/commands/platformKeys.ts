@@ -1,6 +1,6 @@
 /** `pc platform-keys list|rotate`: the mock's platform keys, which sign callbacks. */
-import { Command } from "@effect/cli"
-import { Effect } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Effect from "effect/Effect"
 import { using } from "../MockAdmin.js"
 import { json, print } from "../Output.js"
 import { flags, withSettings } from "../Settings.js"

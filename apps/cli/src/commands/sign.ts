@@ -2,10 +2,11 @@
  * `pc sign`: the four authentication headers (or a ready `curl` command) for a request body given
  * as exact bytes, signed with `@pc/client`'s RequestSigning and the configured merchant key.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { RequestSigning } from "@pc/client"
 import * as Wire from "@pc/core/Wire"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { bodyBytes } from "../Input.js"
 import { signerRing } from "../MerchantKey.js"
 import { json, print } from "../Output.js"

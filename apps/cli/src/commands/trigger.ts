@@ -2,8 +2,10 @@
  * `pc trigger order.paid|order.failed|order.expired`: one real signed callback in one command, by
  * creating an order for the configured merchant and moving it on the mock (see `TriggerEvent`).
  */
-import { Args, Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
 import { colour, json, print } from "../Output.js"
 import { progressLine } from "../Progress.js"
 import { flags, withSettings } from "../Settings.js"

@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of the mock (`/openapi.json`, `/docs`): `OpenApi.fromApi` of the one
  * API definition (completed by `Webhooks.ts` through its transform), served at the mock's public URL.
  */
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { MockApi } from "./MockApi.js"
 
 /**

@@ -3,18 +3,16 @@
  * endpoint), the developer menu (/dev), the hosted checkout pages (/h5) and the service routes.
  * `HttpApiBuilder` serves it, `OpenApi.fromApi` documents it and `HttpApiClient` calls it.
  */
-import {
-  HttpApi,
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpApiMiddleware,
-  HttpApiSchema,
-  HttpApiSecurity,
-  OpenApi
-} from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Headers } from "@pc/core"
 import * as CoreWire from "@pc/core/Wire"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Wire } from "../http/WireErrors.js"
 import * as S from "./Schemas.js"
 import { completeDocument, signedRequestSecurity } from "./Webhooks.js"

@@ -4,7 +4,7 @@
  * parameters. Each carries an example for the OpenAPI document.
  */
 import * as Wire from "@pc/core/Wire"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const EXAMPLE_APP_KEY = "6f1c9a52-3b7e-4c1d-9a8e-2f4b5c6d7e80"
 const EXAMPLE_ORDER_SN = "PC20260101000000000001"

@@ -5,7 +5,7 @@
  */
 import { Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import { JSONSchema } from "effect"
+import * as JSONSchema from "effect/JSONSchema"
 
 type Json = Record<string, unknown>
 

@@ -5,7 +5,8 @@
  * wrapper, `http/App.ts`), so that unknown `/dev` paths are refused alike; by the time a /dev
  * handler runs, its request has passed that check, and this layer has nothing left to refuse.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { DevAccess } from "../api/MockApi.js"
 
 /**

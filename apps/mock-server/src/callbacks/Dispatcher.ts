@@ -6,7 +6,13 @@
  * finds the pending rows again. The same loop expires orders past their time to live.
  */
 import { Canonical, Headers } from "@pc/core"
-import { Clock, Context, Duration, Effect, FiberSet, Layer, Random } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import { MockConfig } from "../Config.js"

@@ -3,8 +3,12 @@
  * route's parameters, bodies, answers and errors are typed. For `pc`, for this repository's tests
  * and for merchants' own test suites (create a merchant, pay an order, read its deliveries).
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Redacted } from "effect"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import { MockApi } from "../api/MockApi.js"
 
 /**

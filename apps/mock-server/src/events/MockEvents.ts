@@ -3,7 +3,14 @@
  * and `pc`: orders created and moved, delivery attempts, platform key rotations, and one `request`
  * event per request (with the signature check's verdict for create-order).
  */
-import { Context, Effect, FiberRef, Layer, PubSub, Runtime, type Scope, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 
 /** One event; `type` says which. */
 export type MockEvent =

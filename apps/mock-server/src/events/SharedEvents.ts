@@ -4,8 +4,14 @@
  * over PostgreSQL's LISTEN/NOTIFY, and shows the other replicas' events beside its own, each once.
  * `request` events stay with the replica that answered the request (see the README).
  */
-import { PgClient } from "@effect/sql-pg"
-import { Chunk, Deferred, Effect, Layer, Queue, Schedule, Stream } from "effect"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import { type MockEvent, MockEvents, makeEventBus } from "./MockEvents.js"
 

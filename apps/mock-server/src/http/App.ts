@@ -5,16 +5,20 @@
  * (payloadTooLarge over it) and dropped, framework decode failures as paramError naming the field,
  * and a bug as internalError 500 logged with the request id. HEAD is answered as GET by the router.
  */
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiError,
-  type HttpApp,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Headers } from "@pc/core"
-import { Cause, Clock, Context, Effect, FiberRef, HashMap, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
 import { MockApi } from "../api/MockApi.js"
 import { describeDefect } from "../log/LogText.js"

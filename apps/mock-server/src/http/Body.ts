@@ -2,9 +2,9 @@
  * Reads a request body as the exact bytes sent (the signature covers them), within the size limit,
  * and checks its media type. Failures are envelopes: payloadTooLarge, unsupportedMediaType, paramError.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect } from "effect"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
 import { capped } from "../log/LogText.js"
 import { ApiError, paramError } from "./Envelope.js"

@@ -11,10 +11,14 @@
  * bytes. Only an exact origin-form target is taken here; anything else (a query, an absolute-form
  * target) goes the HttpApi way.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ErrorCode } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { MockEventInput } from "../events/MockEvents.js"

@@ -2,7 +2,9 @@
  * Decodes a parsed JSON body with the Schema that documents it; a failure is a paramError whose
  * msg starts with the field it is about (`notifyUrl: ...`), as the contract asks.
  */
-import { Effect, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { type ApiError, paramError } from "./Envelope.js"
 
 /**

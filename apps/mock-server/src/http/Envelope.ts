@@ -2,9 +2,11 @@
  * Every answer of the mock is the envelope `{code, msg, data}` as JSON, with the HTTP status of its
  * code (CONTRACT.md): successes, errors, 404s and oversized bodies alike.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { ErrorCode } from "@pc/core"
-import { Data, Effect, Option } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 interface ApiErrorFields {
   readonly code: ErrorCode.ErrorCode

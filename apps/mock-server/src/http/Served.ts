@@ -3,7 +3,7 @@
  * its headers), a storage failure is a defect that the app answers with internalError and logs.
  */
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ApiError } from "./Envelope.js"
 import { type CommonWireError, failWire, type WireError } from "./WireErrors.js"
 

@@ -7,7 +7,10 @@
  * fiber when every step is plain or a Promise ({@link run}), which is the common case on SQLite: a
  * fiber per request, and a fiber step per check, were most of a signed create's CPU (issue 12).
  */
-import { Cause, Effect, Exit, type Fiber } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import { ApiError } from "./Envelope.js"
 
 /** A value now, a refusal now, or either later (see the module's comment). `A` is a plain value. */

@@ -4,9 +4,12 @@
  * on the wire), so `HttpApiBuilder` answers them, `OpenApi` documents them and `HttpApiClient`
  * decodes them from one definition.
  */
-import { HttpApiSchema, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ErrorCode } from "@pc/core"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ApiError } from "./Envelope.js"
 
 /** paramError 400: the body or a parameter is invalid; `msg` names the field. */

@@ -15,7 +15,7 @@
  * mock leaves stdout's errors to the host. At exit, lines still waiting for a slow reader on a pipe
  * may be lost: Node does not wait for a pipe's reader when the process ends.
  */
-import { Logger } from "effect"
+import * as Logger from "effect/Logger"
 import { logfmtLogger } from "./LogFmt.js"
 
 /** How long a line may wait for others before the batch is written. */

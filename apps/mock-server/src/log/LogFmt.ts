@@ -4,7 +4,11 @@
  * expressions per field (7% of a create at one connection; issue 12). Objects and errors are
  * rendered by Effect's own code, so redaction and causes read as before.
  */
-import { Cause, FiberId, Inspectable, List, Logger } from "effect"
+import * as Cause from "effect/Cause"
+import * as FiberId from "effect/FiberId"
+import * as Inspectable from "effect/Inspectable"
+import * as List from "effect/List"
+import * as Logger from "effect/Logger"
 
 /** Text logfmt writes bare; anything else is quoted as JSON (Effect's rule). */
 const BARE = /^[^\s"=]*$/

@@ -5,7 +5,13 @@
  * serves most requests without a fiber, writes the same line through the same loggers as the
  * HttpApi app does from its fiber.
  */
-import { Cause, FiberId, FiberRef, FiberRefs, HashMap, List, LogLevel } from "effect"
+import * as Cause from "effect/Cause"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as LogLevel from "effect/LogLevel"
 import type { MockEventInput, SignatureNote } from "../events/MockEvents.js"
 import { capped } from "./LogText.js"
 

@@ -2,11 +2,12 @@
  * The hosted checkout page (`h5Url`): shows the amount and the merchant's order id, with Pay and
  * Fail buttons that make the same moves as the developer menu. Plain HTML forms: no script needed.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { MockApi } from "../api/MockApi.js"
 import { MockConfig } from "../Config.js"
 import { served } from "../http/Served.js"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { orNotFound } from "../http/Envelope.js"
 import { escapeHtml } from "../http/Html.js"
 import { Orders } from "../orders/Orders.js"

@@ -2,9 +2,10 @@
  * `POST /openapi/v2/order/create`, the one production endpoint (spec 4.2), as the HttpApi route:
  * the work is CreateOrderFlow's, shared with the fast path that serves the same route.
  */
-import { HttpApiBuilder } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, FiberRef } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import { MockApi } from "../api/MockApi.js"
 import { MockConfig } from "../Config.js"
 import { signatureNote } from "../events/MockEvents.js"

@@ -8,7 +8,11 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Wire from "@pc/core/Wire"
-import { Context, Data, Effect, Either, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import type { IncomingMessage } from "node:http"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../Config.js"

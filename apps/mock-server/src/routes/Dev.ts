@@ -3,10 +3,16 @@
  * uploads, the notify URL, platform keys and their rotation, order moves, callback deliveries and
  * resend. Bodies are decoded by the same Schemas that document them (`api/Schemas.ts`).
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Crypto } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
-import { Chunk, Clock, Effect, Schedule, type Schema, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import type * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import { MockApi } from "../api/MockApi.js"
 import * as S from "../api/Schemas.js"

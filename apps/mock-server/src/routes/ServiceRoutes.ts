@@ -2,8 +2,9 @@
  * The service routes: the developer dashboard (`/`), `/openapi.json` (from the one API definition), `/docs` (Scalar rendering it,
  * every asset inline) and `/healthz`.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
 import { openApiDocument } from "../api/Document.js"
 import { MockApi } from "../api/MockApi.js"
 import * as S from "../api/Schemas.js"

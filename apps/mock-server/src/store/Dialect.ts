@@ -6,7 +6,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * The column type of epoch milliseconds: INTEGER on SQLite (64 bits), BIGINT on PostgreSQL, whose

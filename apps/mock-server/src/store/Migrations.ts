@@ -2,7 +2,7 @@
 // migration: add the next one. The one difference between the dialects, the type of epoch
 // milliseconds, comes from Dialect.ts (on SQLite the statements are exactly as shipped).
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { epochMsType } from "./Dialect.js"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {

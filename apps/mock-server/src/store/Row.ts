@@ -2,7 +2,10 @@
 // it (`@effect/sql`'s `SqlSchema`). A row the schema refuses was not written by this store's
 // migrations and queries, and neither was a missing row where a query always returns one
 // (`SELECT MAX(...)`): both are defects, not errors a caller could handle.
-import { Cause, Effect, ParseResult, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 /**
  * A field read from the column `name` and decoded by `schema`.

@@ -2,7 +2,7 @@
 // conflict) and why a database cannot be opened. Failures of the database itself are `SqlError`.
 import type { Environment } from "@pc/core"
 import type * as Wire from "@pc/core/Wire"
-import { Data } from "effect"
+import * as Data from "effect/Data"
 import type { OrderRecord } from "./OrderStore.js"
 
 /** The database belongs to another environment: refusing to mix sandbox and production data. */

@@ -5,7 +5,10 @@
 // long one (measured here: 10-16 ms for 1,000 pages against 1 ms for the file's), so it is done
 // first on the thread pool, and SQLite's own fsync in the checkpoint then finds little left to write.
 import type Sqlite from "better-sqlite3"
-import { Duration, Effect, Schedule, type Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import { closeSync, fdatasync, openSync } from "node:fs"
 
 /** How often the background looks at what was written. */

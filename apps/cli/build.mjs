@@ -1,6 +1,6 @@
 // Builds `pc` into dist/ for plain Node 20: dist/bin.js and the bundle it runs, dist/main.cjs. One
 // bundle instead of hundreds of modules: `pc mock` starts in a fraction of the time and memory that
-// loading every Effect module from node_modules took. better-sqlite3 (a native addon) and
+// loading every Effect module from node_modules took. better-sqlite3's native addon and
 // @pc/mock-server's key files are loaded from the installed packages at run time. Then one start of
 // `pc mock` (the smoke test of the bundle) leaves V8's code cache beside it (src/CodeCache.ts).
 import { build } from "esbuild"
@@ -57,12 +57,53 @@ const lazyCommonJsPlugin = {
   }
 }
 
+/**
+ * better-sqlite3's JavaScript is bundled (compiled from the code cache like the rest: loaded from
+ * node_modules it was about 9 ms of every start, fifteen files compiled anew), and only its native
+ * addon is loaded from the installed package. Its loader, `bindings`, finds the addon from the
+ * caller's file name, which in a bundle is main.cjs: this replacement looks where better-sqlite3's
+ * install always puts it, `build/Release/` of the installed package.
+ */
+const betterSqliteAddonPlugin = {
+  name: "better-sqlite3-addon",
+  setup(build) {
+    // Resolved at run time, from the installed package.
+    build.onResolve({ filter: /^better-sqlite3\/package\.json$/ }, (args) => ({ path: args.path, external: true }))
+    build.onResolve({ filter: /^bindings$/ }, (args) =>
+      args.importer.includes("better-sqlite3") ? { path: "bindings", namespace: "better-sqlite3-addon" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "better-sqlite3-addon" }, () => ({
+      contents: [
+        'const { existsSync } = require("node:fs")',
+        'const { dirname, join } = require("node:path")',
+        "module.exports = (name) => {",
+        '  const file = join(dirname(require.resolve("better-sqlite3/package.json")), "build", "Release", name)',
+        "  if (!existsSync(file)) {",
+        `    throw new Error("better-sqlite3's native addon is missing (" + file + "): run npm rebuild better-sqlite3")`,
+        "  }",
+        "  return require(file)",
+        "}"
+      ].join("\n"),
+      loader: "js"
+    }))
+  }
+}
+
+// The bundled JavaScript and the installed addon must be of one release: the dependency names the
+// exact version that is bundled.
+const bundledSqlite = JSON.parse(readFileSync("node_modules/better-sqlite3/package.json", "utf8")).version
+const declaredSqlite = JSON.parse(readFileSync("package.json", "utf8")).dependencies["better-sqlite3"]
+if (bundledSqlite !== declaredSqlite) {
+  throw new Error(
+    `better-sqlite3 ${bundledSqlite} would be bundled, but package.json depends on "${declaredSqlite}": depend on exactly the bundled version, whose addon its JavaScript expects`
+  )
+}
+
 rmSync("dist", { recursive: true, force: true })
 const common = {
   bundle: true,
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3"],
   // V8 scans every byte of a script when it compiles it: without comments and blank space the
   // bundle is 30% smaller and compiles in about a third of the time (when there is no code cache
   // yet). Names are kept (stack traces, class names in logged defects).
@@ -73,14 +114,20 @@ const common = {
 }
 // The command line as one CommonJS bundle: the bin runs it through vm.Script, which takes V8's code
 // cache (Node 20 offers none for ES modules). import.meta.url becomes the bundle's own file URL.
+// The file is already wrapped as Node wraps a CommonJS module (CodeCache.ts's MODULE_WRAPPER): the
+// bin compiles it as read, where wrapping it at run time made V8 copy the whole source once more.
+const [wrapperStart, wrapperEnd] = JSON.parse(
+  /MODULE_WRAPPER = (\[.*\]) as const/.exec(readFileSync("src/CodeCache.ts", "utf8"))[1]
+)
 await build({
   ...common,
   entryPoints: ["src/Main.ts"],
   outfile: "dist/main.cjs",
   format: "cjs",
-  plugins: [lazyCommonJsPlugin],
+  plugins: [lazyCommonJsPlugin, betterSqliteAddonPlugin],
   define: { "import.meta.url": "__pcImportMetaUrl" },
-  banner: { js: 'var __pcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
+  banner: { js: `${wrapperStart}var __pcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;` },
+  footer: { js: wrapperEnd }
 })
 // A vm.Script has no module loader for `import()` (the code cache needs vm.Script): require instead.
 if (readFileSync("dist/main.cjs", "utf8").includes("import(")) {

@@ -9,14 +9,18 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MODULE_WRAPPER } from "../src/CodeCache.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pc-code-cache-"))
 const runner = join(dir, "runner.mjs")
 const bundle = join(dir, "bundle.cjs")
 
-/** A CommonJS bundle that prints `word` and its own file name (the module wrapper's `require` and `__filename`). */
+/** A CommonJS module body wrapped as build.mjs wraps the bundle. */
+const wrapped = (body: string) => `${MODULE_WRAPPER[0]}${body}${MODULE_WRAPPER[1]}`
+
+/** A bundle that prints `word` and its own file name (the module wrapper's `require` and `__filename`). */
 const printing = (word: string) =>
-  `console.log(${JSON.stringify(word)} + " " + require("node:path").basename(__filename))`
+  wrapped(`console.log(${JSON.stringify(word)} + " " + require("node:path").basename(__filename))`)
 
 const run = () => {
   const result = spawnSync(process.execPath, [runner, bundle], {
@@ -83,9 +87,17 @@ describe("runBundle", () => {
   })
 
   it("lets what the bundle throws while it loads reach the user", () => {
-    writeFileSync(bundle, `throw new Error("the bundle is broken")`)
+    writeFileSync(bundle, wrapped(`throw new Error("the bundle is broken")`))
     const result = run()
     expect(result.status).toBe(1)
     expect(result.stderr).toContain("the bundle is broken")
+  })
+
+  it("refuses a bundle that is not wrapped as build.mjs wraps it, saying so, instead of running nothing", () => {
+    writeFileSync(bundle, `console.log("unwrapped")`)
+    const result = run()
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain("is not a wrapped CommonJS module")
   })
 })

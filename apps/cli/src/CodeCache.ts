@@ -84,7 +84,7 @@ export const runBundle = async (bundleFile: string): Promise<void> => {
   // The cache (1.7 MB) is read on the thread pool while this thread reads and decodes the bundle.
   const reading = readFile(cacheFile).catch((): undefined => undefined)
   const source = readFileSync(bundleFile, "utf8")
-  if (!source.startsWith(MODULE_WRAPPER[0]) || !source.trimEnd().endsWith(MODULE_WRAPPER[1].trim())) {
+  if (!source.startsWith(MODULE_WRAPPER[0])) {
     throw new Error(`${bundleFile} is not a wrapped CommonJS module: build it with apps/cli/build.mjs`)
   }
   const cachedData = await reading

@@ -25,6 +25,7 @@ import { sign } from "./commands/sign.js"
 import { trigger } from "./commands/trigger.js"
 import { bashCompletions, bashCompletionsRequested } from "./Completions.js"
 import { colourOnlyOnTerminal } from "./Output.js"
+import { unknownFlag } from "./UnknownFlags.js"
 
 const pc = Command.make("pc").pipe(
   Command.withDescription(
@@ -38,9 +39,25 @@ const { version } = createRequire(import.meta.url)("../package.json") as { reado
 
 const cli = Command.run(pc, { name: "pc", version })
 
+const unknown = unknownFlag(pc.descriptor, process.argv.slice(2))
+
 const program = bashCompletionsRequested(process.argv)
   ? Effect.flatMap(bashCompletions(pc, "pc"), Console.log)
-  : colourOnlyOnTerminal(cli(process.argv))
+  : unknown !== undefined
+    ? // Named here: the parser would stop at it and report the options after it as missing.
+      Console.error(
+        `Received unknown argument: ${
+          // A long one could be something pasted (a key's base64): not repeated back.
+          unknown.flag.length <= 40 ? `'${unknown.flag}'` : `a flag of ${unknown.flag.length} characters`
+        }${unknown.suggestions.length === 0 ? "" : `. Did you mean ${unknown.suggestions.map((name) => `'${name}'`).join(" or ")}?`}`
+      ).pipe(
+        Effect.zipRight(
+          Effect.sync(() => {
+            process.exitCode = 2
+          })
+        )
+      )
+    : colourOnlyOnTerminal(cli(process.argv))
 
 program.pipe(
   // Command.run has already printed what is wrong with the command line: a usage error, exit code 2.

@@ -66,8 +66,10 @@ const LONG_FLAG = /^(--[A-Za-z0-9][A-Za-z0-9-]*)(=|$)/
 /**
  * The first flag of `args` (the words after the executable, starting with the root command's
  * subcommand) that the chosen command does not declare, with the declared flags it most likely
- * meant; `undefined` when every flag is known, when the words name a group rather than a command,
- * or when the descriptor has a shape this module does not know.
+ * meant; `undefined` when every flag is known (without regard to case, as the parser matches them),
+ * when an unknown one comes after a built-in such as `--help`, when the command takes positional
+ * arguments (`--x` could be one), when the words name a group rather than a command, or when the
+ * descriptor has a shape this module does not know.
  *
  * @example
  * ```ts
@@ -94,22 +96,45 @@ export const unknownFlag = (
   if (node._tag !== "Standard") return undefined
   const rest = args.slice(at)
   const usage = CommandDescriptor.getUsage(node as unknown as CommandDescriptor.Command<unknown>)
-  const takesValue = new Map<string, boolean>([
-    ...[...BUILT_IN].map((name) => [name, false] as const),
-    ...flagsOf(usage)
-  ])
+  // A command with positional arguments can take a word like `--my-token` as one of them (`pc
+  // config set dev-token --my-token`): only the parser can tell, so it is left to answer.
+  if (positionalCount(usage) > 1) return undefined
+  // The parser matches flags without regard to case.
+  const takesValue = new Map<string, boolean>(
+    [...[...BUILT_IN].map((name) => [name, false] as const), ...flagsOf(usage)].map(([name, value]) => [
+      name.toLowerCase(),
+      value
+    ])
+  )
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!
-    if (word === "--") break
+    // Past a built-in (`--help`), the parser answers with it and ignores what follows.
+    if (word === "--" || BUILT_IN.has(word.toLowerCase())) break
     const flag = LONG_FLAG.exec(word)?.[1]
     if (flag === undefined) continue
-    const known = takesValue.get(flag)
+    const known = takesValue.get(flag.toLowerCase())
     // Only the flag's name is ever repeated back: a value (a key pasted by mistake) never is.
     if (known === undefined) return { flag, suggestions: likelyMeant(flag, [...takesValue.keys()]) }
     // The next word is this flag's value, whatever it looks like.
     if (known && !word.includes("=")) i++
   }
   return undefined
+}
+
+/** How many names in a usage tree are not flags: the command's own name, then its positional arguments. */
+const positionalCount = (usage: Usage.Usage): number => {
+  switch (usage._tag) {
+    case "Named":
+      return usage.names.some((name) => name.startsWith("-")) ? 0 : 1
+    case "Optional":
+    case "Repeated":
+      return positionalCount(usage.usage)
+    case "Alternation":
+    case "Concat":
+      return positionalCount(usage.left) + positionalCount(usage.right)
+    default:
+      return 0
+  }
 }
 
 /** Edit distance between two words (insertions, deletions, substitutions). */
@@ -127,9 +152,11 @@ const distance = (a: string, b: string): number => {
 
 /** The declared flags that `flag` most likely meant: those it begins (`--key`: `--key-file`, `--key-version`), or else those a typo away. */
 const likelyMeant = (flag: string, known: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const longer = known.filter((name) => name.startsWith(flag))
+  const longer = known.filter((name) => name.startsWith(flag.toLowerCase()))
   if (longer.length > 0) return longer
-  const near = known.map((name) => ({ name, distance: distance(flag, name) })).filter((c) => c.distance <= 2)
+  const near = known
+    .map((name) => ({ name, distance: distance(flag.toLowerCase(), name) }))
+    .filter((c) => c.distance <= 2)
   const best = Math.min(...near.map((c) => c.distance))
   return near.filter((c) => c.distance === best).map((c) => c.name)
 }

@@ -19,8 +19,8 @@ import { Script } from "node:vm"
  * of the bundle file's identity: device, inode, size, and modification and change times to the
  * nanosecond. V8 itself compares only the source's length, so a changed bundle of the same length
  * must never find the old cache: every write to the file sets its change time, which no process
- * can set back. Known before the bundle is read (hashing the whole bundle took 5 ms), so the cache can be
- * read meanwhile.
+ * can set back. Known before the bundle is read (hashing the whole bundle took 5 ms), so the cache
+ * can be read meanwhile.
  */
 const cacheFileOf = (bundleFile: string): string => {
   const file = statSync(bundleFile, { bigint: true })

@@ -3,6 +3,7 @@
  * `commands/`; this file only composes them and runs on Node (loaded by `bin.ts`).
  */
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
@@ -25,7 +26,7 @@ import { sign } from "./commands/sign.js"
 import { trigger } from "./commands/trigger.js"
 import { bashCompletions, bashCompletionsRequested } from "./Completions.js"
 import { colourOnlyOnTerminal } from "./Output.js"
-import { unknownFlag } from "./UnknownFlags.js"
+import { unknownFlagMessage } from "./UnknownFlags.js"
 
 const pc = Command.make("pc").pipe(
   Command.withDescription(
@@ -39,28 +40,18 @@ const { version } = createRequire(import.meta.url)("../package.json") as { reado
 
 const cli = Command.run(pc, { name: "pc", version })
 
-const unknown = unknownFlag(pc.descriptor, process.argv.slice(2))
+const unknown = unknownFlagMessage(pc.descriptor, process.argv.slice(2))
 
 const program = bashCompletionsRequested(process.argv)
   ? Effect.flatMap(bashCompletions(pc, "pc"), Console.log)
   : unknown !== undefined
     ? // Named here: the parser would stop at it and report the options after it as missing.
-      Console.error(
-        `Received unknown argument: ${
-          // A long one could be something pasted (a key's base64): not repeated back.
-          unknown.flag.length <= 40 ? `'${unknown.flag}'` : `a flag of ${unknown.flag.length} characters`
-        }${unknown.suggestions.length === 0 ? "" : `. Did you mean ${unknown.suggestions.map((name) => `'${name}'`).join(" or ")}?`}`
-      ).pipe(
-        Effect.zipRight(
-          Effect.sync(() => {
-            process.exitCode = 2
-          })
-        )
-      )
+      Effect.zipRight(Console.error(unknown), Effect.fail(ValidationError.invalidArgument(HelpDoc.p(unknown))))
     : colourOnlyOnTerminal(cli(process.argv))
 
 program.pipe(
-  // Command.run has already printed what is wrong with the command line: a usage error, exit code 2.
+  // Command.run (or the unknown-flag check) has already printed what is wrong with the command line:
+  // a usage error, exit code 2.
   Effect.catchIf(ValidationError.isValidationError, () =>
     Effect.sync(() => {
       process.exitCode = 2

@@ -152,11 +152,31 @@ const distance = (a: string, b: string): number => {
 
 /** The declared flags that `flag` most likely meant: those it begins (`--key`: `--key-file`, `--key-version`), or else those a typo away. */
 const likelyMeant = (flag: string, known: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const longer = known.filter((name) => name.startsWith(flag.toLowerCase()))
+  const wanted = flag.toLowerCase()
+  const longer = known.filter((name) => name.startsWith(wanted))
   if (longer.length > 0) return longer
-  const near = known
-    .map((name) => ({ name, distance: distance(flag.toLowerCase(), name) }))
-    .filter((c) => c.distance <= 2)
+  const near = known.map((name) => ({ name, distance: distance(wanted, name) })).filter((c) => c.distance <= 2)
   const best = Math.min(...near.map((c) => c.distance))
   return near.filter((c) => c.distance === best).map((c) => c.name)
+}
+
+/**
+ * What to tell the user about the first unknown flag of `args` ({@link unknownFlag}), or `undefined`
+ * when there is none to name.
+ *
+ * @example
+ * ```ts
+ * import { unknownFlagMessage } from "./UnknownFlags.js"
+ *
+ * unknownFlagMessage(pc.descriptor, ["orders", "create", "--key", "k.pem"])
+ * // "Received unknown argument: '--key'. Did you mean '--key-file' or '--key-version'?"
+ * ```
+ */
+export const unknownFlagMessage = (descriptor: unknown, args: ReadonlyArray<string>): string | undefined => {
+  const found = unknownFlag(descriptor, args)
+  if (found === undefined) return undefined
+  // A long one could be something pasted (a key's base64): not repeated back.
+  const named = found.flag.length <= 40 ? `'${found.flag}'` : `a flag of ${found.flag.length} characters`
+  const meant = found.suggestions.map((name) => `'${name}'`).join(" or ")
+  return `Received unknown argument: ${named}${meant === "" ? "" : `. Did you mean ${meant}?`}`
 }

@@ -1,8 +1,8 @@
 /** The mock server as a library: `startMock()` for test suites, and what `pc mock` composes. */
-export { ConfigError, check, defaultDbFile, defaults, type MockConfigShape } from "./Config.js"
-export { readyMessage } from "./Ready.js"
-export { type Started, start } from "./Server.js"
-export { type RunningMock, type StartMockOptions, startMock, type TestMerchant } from "./StartMock.js"
+export { ConfigError, check, defaultDbFile, defaults, type MockConfigShape } from "./config/Config.js"
+export { readyMessage } from "./main/Ready.js"
+export { type Started, start } from "./main/Server.js"
+export { type RunningMock, type StartMockOptions, startMock, type TestMerchant } from "./main/StartMock.js"
 export {
   TEST_MERCHANT_APP_KEY,
   TEST_MERCHANT_KEY_VERSION,
@@ -10,7 +10,7 @@ export {
   testMerchantPrivateKeyPem,
   testMerchantPublicKeyFile,
   testMerchantPublicKeyPem
-} from "./TestMerchant.js"
-export * as MockClient from "./client/MockClient.js"
+} from "./main/TestMerchant.js"
+export * as MockClient from "./api/MockClient.js"
 export type { MockEvent, SignatureNote } from "./events/MockEvents.js"
-export * as WireErrors from "./http/WireErrors.js"
+export * as WireErrors from "./api/WireErrors.js"

@@ -5,7 +5,7 @@
 import * as Wire from "@pc/core/Wire"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { type RunningMock, signCreateOrder, startLoggedMock, testMerchantSigner } from "./support/mock.js"
 import { findSecrets } from "./support/secrets.js"
 

@@ -14,7 +14,7 @@ import {
   MAX_IN_FLIGHT_PER_MERCHANT,
   START_IN_FLIGHT_PER_MERCHANT
 } from "../src/callbacks/EndpointSpeeds.js"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
 import { deliveriesOf, waitUntil } from "./support/receiver.js"

@@ -7,9 +7,9 @@ import { Schema } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { backoffDelay } from "../src/callbacks/Dispatcher.js"
 import { START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/EndpointSpeeds.js"
-import type { MockConfigShape } from "../src/Config.js"
+import type { MockConfigShape } from "../src/config/Config.js"
 import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/DeliveryStore.js"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev, type RunningMock, type SignedRequestOptions, startMock } from "./support/mock.js"
 import {
   type DeliveryView,

@@ -7,7 +7,7 @@ import { createServer, request as httpRequest } from "node:http"
 import type { AddressInfo } from "node:net"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
 import {
   deliveriesOf,

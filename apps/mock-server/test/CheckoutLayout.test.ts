@@ -4,7 +4,7 @@
 import type * as Wire from "@pc/core/Wire"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { guardedPage, horizontalOverflow, launch, screenshot } from "./support/browser.js"
 import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
 import { type Receiver, startReceiver } from "./support/receiver.js"

@@ -1,6 +1,6 @@
-// What the mock answers when Node judges a request before any route (src/http/ClientError.ts).
+// What the mock answers when Node judges a request before any route (src/server/ClientError.ts).
 import { describe, expect, it } from "vitest"
-import { clientErrorAnswer, headerRuleViolation } from "../src/http/ClientError.js"
+import { clientErrorAnswer, headerRuleViolation } from "../src/server/ClientError.js"
 
 describe("clientErrorAnswer", () => {
   it("names a timeout a timeout, not a malformed request", () => {

@@ -2,8 +2,15 @@
 // configuration is made (`pc mock`'s flags, startMock's options, a literal given to start()),
 // refuses what cannot run. The flags themselves are `pc mock`'s (apps/cli/test/Mock.test.ts).
 import { describe, expect, it } from "vitest"
-import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, publicBaseUrl } from "../src/Config.js"
-import { start } from "../src/Server.js"
+import {
+  ConfigError,
+  check,
+  defaultDbFile,
+  defaults,
+  type MockConfigShape,
+  publicBaseUrl
+} from "../src/config/Config.js"
+import { start } from "../src/main/Server.js"
 
 const base: MockConfigShape = { ...defaults, port: 0, db: ":memory:" }
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev } from "./support/mock.js"
 import { spawnNode } from "./support/process.js"
 import {

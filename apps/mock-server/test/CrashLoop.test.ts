@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev } from "./support/mock.js"
 import {
   deliveriesOf,

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
 
 interface Answer {
@@ -915,7 +915,7 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
 
 // Requests Node's HTTP parser refuses before any route runs. The contract asks for the envelope and
 // an X-Request-Id on every response, so the server answers these itself rather than leave Node's
-// bare answer (see src/http/ClientError.ts).
+// bare answer (see src/server/ClientError.ts).
 describe("malformed HTTP framing still gets the envelope", () => {
   let mock: RunningMock
   beforeAll(async () => {

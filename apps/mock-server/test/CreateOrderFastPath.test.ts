@@ -1,4 +1,4 @@
-// The create-order fast path (src/http/CreateOrderFastPath.ts) and the HttpApi route answer alike:
+// The create-order fast path (src/server/CreateOrderFastPath.ts) and the HttpApi route answer alike:
 // the same requests, sent to a mock with the fast path and to one without it, get the same status,
 // the same envelope bytes and the same contract headers, for every code the route can answer.
 // And the fast path takes exactly the create-order requests, leaving every other to the app.
@@ -8,11 +8,11 @@ import { LogLevel } from "effect"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { defaults, type MockConfigShape } from "../src/Config.js"
-import type { FastPath } from "../src/http/CreateOrderFastPath.js"
-import { withFastPath } from "../src/http/CreateOrderFastPath.js"
-import { start } from "../src/Server.js"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { defaults, type MockConfigShape } from "../src/config/Config.js"
+import type { FastPath } from "../src/server/CreateOrderFastPath.js"
+import { withFastPath } from "../src/server/CreateOrderFastPath.js"
+import { start } from "../src/main/Server.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { type RunningMock, signCreateOrder, testMerchantSigner } from "./support/mock.js"
 import { rawExchange, requestBytes } from "./support/raw.js"
 

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as S from "../src/api/Schemas.js"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
 
 // The answers' types come from the mock's own Schemas (the ones its typed client decodes with);

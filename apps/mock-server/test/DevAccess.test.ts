@@ -1,7 +1,7 @@
-// The developer menu's access decision (src/http/DevAccess.ts), as a pure function.
+// The developer menu's access decision (src/domain/auth/DevAccessPolicy.ts), as a pure function.
 import { describe, expect, it } from "vitest"
-import { defaults } from "../src/Config.js"
-import { checkDevAccess, devAccessPolicy, isDevPath } from "../src/http/DevAccess.js"
+import { defaults } from "../src/config/Config.js"
+import { checkDevAccess, devAccessPolicy, isDevPath } from "../src/domain/auth/DevAccessPolicy.js"
 
 const TOKEN = "a-developer-token-of-some-length"
 

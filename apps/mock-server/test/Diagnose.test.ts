@@ -1,13 +1,13 @@
-// The likely-cause diagnosis of a bad signature (src/auth/Diagnose.ts): it still names the usual
+// The likely-cause diagnosis of a bad signature (src/domain/auth/Diagnose.ts): it still names the usual
 // mistakes, and its work is bounded whatever the body: a deep or large body is never re-serialised.
 import { Canonical, type Crypto } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { diagnose } from "../src/auth/Diagnose.js"
-import * as Step from "../src/http/Step.js"
-import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem, testMerchantPublicKeyPem } from "../src/TestMerchant.js"
+import { diagnose } from "../src/domain/auth/Diagnose.js"
+import * as Step from "../src/domain/Step.js"
+import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem, testMerchantPublicKeyPem } from "../src/main/TestMerchant.js"
 
 /** The test merchant's real verifier, counting the messages it is asked about and their total size. */
 const countingVerifier = async () => {

@@ -1,14 +1,14 @@
-// A flood of bad signatures is not diagnosed one by one (src/auth/MerchantAuth.ts): at most
+// A flood of bad signatures is not diagnosed one by one (src/domain/auth/MerchantAuth.ts): at most
 // DIAGNOSES_PER_SECOND refusals a second get their likely cause worked out, the rest are refused alike.
 import { Canonical } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { DIAGNOSES_PER_SECOND, MerchantAuth } from "../src/auth/MerchantAuth.js"
-import { defaults, MockConfig } from "../src/Config.js"
-import * as Step from "../src/http/Step.js"
+import { DIAGNOSES_PER_SECOND, MerchantAuth } from "../src/domain/auth/MerchantAuth.js"
+import { defaults, MockConfig } from "../src/config/Config.js"
+import * as Step from "../src/domain/Step.js"
 import { Store } from "../src/store/Store.js"
-import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem, testMerchantPublicKeyPem } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem, testMerchantPublicKeyPem } from "../src/main/TestMerchant.js"
 
 const PATH = "/openapi/v2/order/create"
 

@@ -7,9 +7,9 @@ import { Effect, Layer, Logger, LogLevel } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeCreateOrderFastPath, withFastPath } from "../src/http/CreateOrderFastPath.js"
-import { paramError } from "../src/http/Envelope.js"
-import { CreateOrderFlow } from "../src/routes/CreateOrderFlow.js"
+import { makeCreateOrderFastPath, withFastPath } from "../src/server/CreateOrderFastPath.js"
+import { paramError } from "../src/api/Envelope.js"
+import { CreateOrderFlow } from "../src/domain/orders/CreateOrderFlow.js"
 
 const failingFlow = Layer.succeed(CreateOrderFlow, {
   create: ({ bytes }) => {

@@ -3,7 +3,7 @@
 // URL that points at the mock itself, and header values and paths copied whole into the log.
 import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev, type RunningMock, startLoggedMock } from "./support/mock.js"
 import { type RawAnswer, rawExchange, requestBytes } from "./support/raw.js"
 

@@ -1,8 +1,8 @@
-// The mock's timestamps and the orderSn's date part (src/IsoTime.ts), which keep the text of the
+// The mock's timestamps and the orderSn's date part (src/store/IsoTime.ts), which keep the text of the
 // last day they were asked for.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { isoDay, isoTime } from "../src/IsoTime.js"
+import { isoDay, isoTime } from "../src/store/IsoTime.js"
 
 const fromIsoText = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll("-", "")
 

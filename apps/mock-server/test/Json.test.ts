@@ -1,8 +1,8 @@
-// The raw members of a JSON object (src/http/Json.ts): each top-level key with its value exactly as
+// The raw members of a JSON object (src/domain/Json.ts): each top-level key with its value exactly as
 // written, and duplicate keys found, for any text JSON.parse accepts as an object.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { isNumberText, objectMembers } from "../src/http/Json.js"
+import { isNumberText, objectMembers } from "../src/domain/Json.js"
 
 const members = (text: string) => {
   const result = objectMembers(text)

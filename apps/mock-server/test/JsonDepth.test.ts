@@ -1,7 +1,7 @@
-// The linear depth scan (src/http/JsonDepth.ts) that runs before JSON.parse.
+// The linear depth scan (src/domain/JsonDepth.ts) that runs before JSON.parse.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { checkJsonDepth, MAX_JSON_DEPTH } from "../src/http/JsonDepth.js"
+import { checkJsonDepth, MAX_JSON_DEPTH } from "../src/domain/JsonDepth.js"
 
 /** The depth JSON.parse would build, measured on the parsed value (only for shallow test values). */
 const parsedDepth = (value: unknown): number =>

@@ -5,7 +5,7 @@ import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
 
 interface Answer {

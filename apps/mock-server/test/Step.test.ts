@@ -1,8 +1,8 @@
-// http/Step.ts: the same step answers alike whether it runs as an Effect or by Step.run.
+// domain/Step.ts: the same step answers alike whether it runs as an Effect or by Step.run.
 import { Effect, Exit, Runtime } from "effect"
 import { describe, expect, it } from "vitest"
-import { type ApiError, paramError } from "../src/http/Envelope.js"
-import * as Step from "../src/http/Step.js"
+import { type ApiError, paramError } from "../src/api/Envelope.js"
+import * as Step from "../src/domain/Step.js"
 
 const runFork = Runtime.runFork(Runtime.defaultRuntime)
 

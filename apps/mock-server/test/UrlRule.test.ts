@@ -1,6 +1,6 @@
-// The one URL rule (src/UrlRule.ts) for notify URLs and the public base URL.
+// The one URL rule (src/config/UrlRule.ts) for notify URLs and the public base URL.
 import { describe, expect, it } from "vitest"
-import { checkHttpUrl, checkNotifyUrl, isLoopbackHost, isWildcardHost, pointsAtSelf } from "../src/UrlRule.js"
+import { checkHttpUrl, checkNotifyUrl, isLoopbackHost, isWildcardHost, pointsAtSelf } from "../src/config/UrlRule.js"
 
 const self = { port: 4010, listenHost: "127.0.0.1", publicUrl: "https://mock.example" }
 

@@ -13,7 +13,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Headers } from "@pc/core"
 import * as CoreWire from "@pc/core/Wire"
 import * as Schema from "effect/Schema"
-import { Wire } from "../http/WireErrors.js"
+import { Wire } from "./WireErrors.js"
 import * as S from "./Schemas.js"
 import { completeDocument, signedRequestSecurity } from "./Webhooks.js"
 

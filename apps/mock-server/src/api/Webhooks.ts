@@ -188,7 +188,7 @@ const DECODE_ERROR_REF = "#/components/schemas/HttpApiDecodeError"
 
 /**
  * HttpApi declares its own decode error (400) on every API; the mock answers those as paramError
- * envelopes (`http/App.ts`), so the document shows only the envelope.
+ * envelopes (`server/App.ts`), so the document shows only the envelope.
  */
 const withoutFrameworkDecodeError = (spec: Json): Json => {
   const strip = (value: unknown): unknown => {

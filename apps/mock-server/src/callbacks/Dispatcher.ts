@@ -15,13 +15,13 @@ import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
-import { MockConfig } from "../Config.js"
+import { MockConfig } from "../config/Config.js"
 import { eventPublisher } from "../events/MockEvents.js"
-import { isoTime } from "../IsoTime.js"
-import { Orders } from "../orders/Orders.js"
+import { isoTime } from "../store/IsoTime.js"
+import { Orders } from "../domain/orders/Orders.js"
 import type { AttemptOutcome, ClaimedDelivery, Delivery } from "../store/DeliveryStore.js"
 import { Store } from "../store/Store.js"
-import { pointsAtSelf, Self } from "../UrlRule.js"
+import { pointsAtSelf, Self } from "../config/UrlRule.js"
 import {
   type AnsweredAttempt,
   fastAnswerMs,
@@ -651,7 +651,7 @@ export class Dispatcher extends Context.Tag("mock-server/Dispatcher")<
 >() {
   /**
    * The service, made from what the caller's context holds (in its scope: what it starts stops with it):
-   * Server.ts makes the mock's services one after another in one layer.
+   * main/Server.ts makes the mock's services one after another in one layer.
    *
    * @example
    * ```ts

@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import { MockConfig } from "../Config.js"
+import { MockConfig } from "../config/Config.js"
 import type { PlatformKey } from "../store/PlatformKeyStore.js"
 import { Store } from "../store/Store.js"
 import { platformSigner } from "./CallbackSigner.js"
@@ -124,7 +124,7 @@ export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store
 export class PlatformKeys extends Context.Tag("mock-server/PlatformKeys")<PlatformKeys, PlatformKeysShape>() {
   /**
    * The service, made from what the caller's context holds (in its scope: what it starts stops with it):
-   * Server.ts makes the mock's services one after another in one layer.
+   * main/Server.ts makes the mock's services one after another in one layer.
    *
    * @example
    * ```ts

@@ -6,7 +6,7 @@
  * mock itself: even a text that slipped into the page as markup could not run or send anything.
  */
 import { createHash } from "node:crypto"
-import { escapeHtml } from "../http/Html.js"
+import { escapeHtml } from "./Html.js"
 import { dashboardMain } from "./DashboardScript.js"
 import { opensslVerifyCommand } from "./VerifyCommand.js"
 

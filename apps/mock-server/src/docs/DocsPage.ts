@@ -2,7 +2,7 @@
  * The `/docs` page: Scalar's interactive reference of the OpenAPI document, with the document and
  * the bundle inline and Scalar's own outside fetches (fonts, its proxy, telemetry) switched off.
  */
-import { escapeHtml } from "../http/Html.js"
+import { escapeHtml } from "../dashboard/Html.js"
 import { scalarBundle } from "./ScalarBundle.js"
 
 /** JSON inside a `<script>`: `<` escaped so no string in the document can close the element. */

@@ -5,7 +5,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { isoTime } from "../IsoTime.js"
+import { isoTime } from "./IsoTime.js"
 import { badRowIsDefect, column } from "./Row.js"
 
 /** One platform key pair with its version and status. */

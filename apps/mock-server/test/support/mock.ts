@@ -4,9 +4,9 @@ import { Canonical, type Crypto, type Environment, Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
 import { LogLevel } from "effect"
-import { defaults, type MockConfigShape } from "../../src/Config.js"
-import { start } from "../../src/Server.js"
-import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "../../src/TestMerchant.js"
+import { defaults, type MockConfigShape } from "../../src/config/Config.js"
+import { start } from "../../src/main/Server.js"
+import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "../../src/main/TestMerchant.js"
 
 export type RunningMock = Awaited<ReturnType<typeof start>>
 

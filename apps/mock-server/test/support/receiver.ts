@@ -8,7 +8,7 @@ import { Effect, Schema } from "effect"
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Delivery, PlatformKey } from "../../src/api/Schemas.js"
-import * as MockClient from "../../src/client/MockClient.js"
+import * as MockClient from "../../src/api/MockClient.js"
 
 /** One request the receiver got, exactly as it arrived. */
 export interface ReceivedRequest {

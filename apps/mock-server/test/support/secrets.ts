@@ -1,6 +1,6 @@
 // The secrets scan every suite of issue 9 runs on what it collected (log lines, error messages,
 // process output): no private key material and no full signature may appear in any of it.
-import { testMerchantPrivateKeyPem } from "../../src/TestMerchant.js"
+import { testMerchantPrivateKeyPem } from "../../src/main/TestMerchant.js"
 
 /** Base64 runs as long as a 2048-bit RSA signature (344 characters) or longer. */
 const SIGNATURE_LIKE = /[A-Za-z0-9+/]{340,}={0,2}/

@@ -4,7 +4,7 @@ import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Store } from "../../src/store/Store.js"
 import { Conflict } from "../../src/store/StoreError.js"
-import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "../../src/TestMerchant.js"
+import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "../../src/main/TestMerchant.js"
 
 export const describeStore = (name: string, freshStore: () => Promise<Layer.Layer<Store, unknown>>) =>
   describe(`store contract: ${name}`, () => {

@@ -9,7 +9,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { MockApi } from "../api/MockApi.js"
+import { MockApi } from "./MockApi.js"
 
 /**
  * The client of a mock at `baseUrl` (its URL, e.g. `startMock`'s `url`); needs an `HttpClient`.

@@ -5,8 +5,8 @@
 // input: a few verifications of about the body's size, and re-serialisation only for small, shallow
 // bodies (pretty-printing a body nested thousands deep took seconds and a gigabyte).
 import { Base64, Canonical, type Crypto, Headers, Timestamp } from "@pc/core"
-import * as Step from "../http/Step.js"
-import { checkJsonDepth } from "../http/JsonDepth.js"
+import * as Step from "../Step.js"
+import { checkJsonDepth } from "../JsonDepth.js"
 
 export interface DiagnoseInput {
   readonly method: string
@@ -117,7 +117,7 @@ const causeFromKeys = async (
 
 /**
  * The likely cause of a failed signature check, or `undefined` when none of the usual mistakes
- * fits. A step (http/Step.ts), never a fiber of its own: plain when the headers show the cause or
+ * fits. A step (domain/Step.ts), never a fiber of its own: plain when the headers show the cause or
  * `keysOf` has no keys to try (a flood of refusals, once the diagnosis budget is spent), a Promise
  * while the keys are tried, an Effect only when `keysOf` must read them.
  *

@@ -6,9 +6,9 @@
  * A pure decision on configuration and request; the HTTP layer only asks it.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
-import type { MockConfigShape } from "../Config.js"
-import { isLoopbackHost } from "../UrlRule.js"
-import { ApiError } from "./Envelope.js"
+import type { MockConfigShape } from "../../config/Config.js"
+import { isLoopbackHost } from "../../config/UrlRule.js"
+import { ApiError } from "../../api/Envelope.js"
 
 /** The developer menu's access rule for one running mock. */
 export interface DevAccessPolicy {

@@ -7,21 +7,21 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { MockApi } from "../api/MockApi.js"
-import { MockConfig } from "../Config.js"
+import { MockConfig } from "../config/Config.js"
 import { signatureNote } from "../events/MockEvents.js"
-import { currentRequestId } from "../http/App.js"
-import { rawBodyOf } from "../http/Body.js"
-import { ApiError, ok } from "../http/Envelope.js"
-import { servedAs } from "../http/Served.js"
-import * as Step from "../http/Step.js"
+import { currentRequestId } from "../server/App.js"
+import { rawBodyOf } from "../server/Body.js"
+import { ApiError, ok } from "../api/Envelope.js"
+import { servedAs } from "./Served.js"
+import * as Step from "../domain/Step.js"
 import {
   type CommonWireError,
   type DuplicateOrder,
   type RateLimited,
   type SignError,
   withHeaders
-} from "../http/WireErrors.js"
-import { type CreateOrderOutcome, CreateOrderFlow } from "./CreateOrderFlow.js"
+} from "../api/WireErrors.js"
+import { type CreateOrderOutcome, CreateOrderFlow } from "../domain/orders/CreateOrderFlow.js"
 
 /** The create-order handler, as a layer for `HttpApiBuilder.api(MockApi)`. */
 export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handlers) =>

@@ -11,14 +11,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
-import { MockConfig } from "../Config.js"
-import type { SignatureNote } from "../events/MockEvents.js"
-import { type ApiError, signError } from "../http/Envelope.js"
-import * as Step from "../http/Step.js"
-import type { AuthKeys } from "../store/MerchantStore.js"
-import { Store } from "../store/Store.js"
-import { capped } from "../log/LogText.js"
-import { loggerOf } from "../log/RequestLog.js"
+import { MockConfig } from "../../config/Config.js"
+import type { SignatureNote } from "../../events/MockEvents.js"
+import { type ApiError, signError } from "../../api/Envelope.js"
+import * as Step from "../Step.js"
+import type { AuthKeys } from "../../store/MerchantStore.js"
+import { Store } from "../../store/Store.js"
+import { capped } from "../../log/LogText.js"
+import { loggerOf } from "../../log/RequestLog.js"
 import { diagnose, type VersionedVerifier } from "./Diagnose.js"
 
 /** What the sandbox tells the integrator in `X-R-Signature-Check`. */
@@ -331,7 +331,7 @@ export class MerchantAuth extends Context.Tag("mock-server/MerchantAuth")<
 >() {
   /**
    * The service, made from what the caller's context holds:
-   * Server.ts makes the mock's services one after another in one layer.
+   * main/Server.ts makes the mock's services one after another in one layer.
    *
    * @example
    * ```ts

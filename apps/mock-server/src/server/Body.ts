@@ -7,8 +7,8 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
 import { capped } from "../log/LogText.js"
-import { ApiError, paramError } from "./Envelope.js"
-import { checkJsonDepth, MAX_JSON_DEPTH } from "./JsonDepth.js"
+import { ApiError, paramError } from "../api/Envelope.js"
+import { checkJsonDepth, MAX_JSON_DEPTH } from "../domain/JsonDepth.js"
 
 const tooLarge = (limit: number) =>
   new ApiError({ code: "payloadTooLarge", msg: `request body is larger than the limit of ${limit} bytes` })

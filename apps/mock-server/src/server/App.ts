@@ -25,9 +25,9 @@ import { describeDefect } from "../log/LogText.js"
 import { loggerOf, recordRequest } from "../log/RequestLog.js"
 import { type MockEventInput, signatureNote } from "../events/MockEvents.js"
 import { rawBody } from "./Body.js"
-import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
-import { ApiError, envelope, fromError } from "./Envelope.js"
-import { ParamError } from "./WireErrors.js"
+import { checkDevAccess, type DevAccessPolicy } from "../domain/auth/DevAccessPolicy.js"
+import { ApiError, envelope, fromError } from "../api/Envelope.js"
+import { ParamError } from "../api/WireErrors.js"
 
 /** The log annotation that carries a request's id ({@link wrapApp}, {@link currentRequestId}). */
 const REQUEST_ID = "requestId"

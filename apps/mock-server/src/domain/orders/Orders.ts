@@ -13,15 +13,15 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { randomInt, randomUUID } from "node:crypto"
-import { MockConfig } from "../Config.js"
-import { eventPublisher, eventPublisherNow } from "../events/MockEvents.js"
-import { paramErrorOf } from "../http/DecodeBody.js"
-import { ApiError, notFound, paramError } from "../http/Envelope.js"
-import type * as Step from "../http/Step.js"
-import { isoDay } from "../IsoTime.js"
-import type { CreatedOrder, OrderDraft, OrderRecord } from "../store/OrderStore.js"
-import { Conflict } from "../store/StoreError.js"
-import { Store } from "../store/Store.js"
+import { MockConfig } from "../../config/Config.js"
+import { eventPublisher, eventPublisherNow } from "../../events/MockEvents.js"
+import { paramErrorOf } from "../DecodeBody.js"
+import { ApiError, notFound, paramError } from "../../api/Envelope.js"
+import type * as Step from "../Step.js"
+import { isoDay } from "../../store/IsoTime.js"
+import type { CreatedOrder, OrderDraft, OrderRecord } from "../../store/OrderStore.js"
+import { Conflict } from "../../store/StoreError.js"
+import { Store } from "../../store/Store.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
 export class PublicUrl extends Context.Tag("mock-server/PublicUrl")<PublicUrl, string>() {}
@@ -215,7 +215,7 @@ export const make = Effect.gen(function* () {
 export class Orders extends Context.Tag("mock-server/Orders")<Orders, Effect.Effect.Success<typeof make>>() {
   /**
    * The service, made from what the caller's context holds:
-   * Server.ts makes the mock's services one after another in one layer.
+   * main/Server.ts makes the mock's services one after another in one layer.
    *
    * @example
    * ```ts

@@ -1,7 +1,7 @@
 /**
  * The one hot route, `POST /openapi/v2/order/create`, served straight from Node's `request` event
  * instead of through the HttpApi router, its middleware and its response encoding, and without a
- * fiber where none is needed: the flow's steps (http/Step.ts) are plain on SQLite with the
+ * fiber where none is needed: the flow's steps (domain/Step.ts) are plain on SQLite with the
  * merchant's keys cached, so a signed create is the body's read, the verification (at once for a
  * request alone, a Promise from the thread pool while others wait), the insert and one write. A
  * fiber per request and a fiber step per check were most of a create's CPU (issue 12's profile).
@@ -23,12 +23,12 @@ import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { MockEventInput } from "../events/MockEvents.js"
 import { loggerOf, recordRequest } from "../log/RequestLog.js"
-import { type CreateOrderOutcome, CreateOrderFlow, CreateStorageFailed } from "../routes/CreateOrderFlow.js"
+import { type CreateOrderOutcome, CreateOrderFlow, CreateStorageFailed } from "../domain/orders/CreateOrderFlow.js"
 import { answerFailure } from "./App.js"
 import { readBody } from "./Body.js"
-import { checkDevAccess, type DevAccessPolicy } from "./DevAccess.js"
-import { ApiError, envelopeJson } from "./Envelope.js"
-import * as Step from "./Step.js"
+import { checkDevAccess, type DevAccessPolicy } from "../domain/auth/DevAccessPolicy.js"
+import { ApiError, envelopeJson } from "../api/Envelope.js"
+import * as Step from "../domain/Step.js"
 
 /** Serves a request when it is create-order's and says so; `false` leaves it to the HttpApi app. */
 export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean

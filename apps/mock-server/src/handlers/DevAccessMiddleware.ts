@@ -1,8 +1,8 @@
 /**
  * The `DevAccess` middleware of `api/MockApi.ts`: it declares the developer menu's bearer token in
  * the API definition, so `/openapi.json` and `/docs` document it and `MockClient` sends it. The
- * decision itself is made once, before routing, by `http/DevAccess.ts` (called from the app
- * wrapper, `http/App.ts`), so that unknown `/dev` paths are refused alike; by the time a /dev
+ * decision itself is made once, before routing, by `domain/auth/DevAccessPolicy.ts` (called from the app
+ * wrapper, `server/App.ts`), so that unknown `/dev` paths are refused alike; by the time a /dev
  * handler runs, its request has passed that check, and this layer has nothing left to refuse.
  */
 import * as Effect from "effect/Effect"

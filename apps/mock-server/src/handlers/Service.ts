@@ -8,10 +8,10 @@ import * as Effect from "effect/Effect"
 import { openApiDocument } from "../api/Document.js"
 import { MockApi } from "../api/MockApi.js"
 import * as S from "../api/Schemas.js"
-import { MockConfig } from "../Config.js"
+import { MockConfig } from "../config/Config.js"
 import { DASHBOARD_CSP, dashboardPage } from "../dashboard/DashboardPage.js"
 import { docsPage } from "../docs/DocsPage.js"
-import { PublicUrl } from "../orders/Orders.js"
+import { PublicUrl } from "../domain/orders/Orders.js"
 
 /** The service routes' handlers, as a layer for `HttpApiBuilder.api(MockApi)`. */
 export const ServiceHandlers = HttpApiBuilder.group(MockApi, "service", (handlers) =>

@@ -4,8 +4,8 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
-import type { ApiError } from "./Envelope.js"
-import { type CommonWireError, failWire, type WireError } from "./WireErrors.js"
+import type { ApiError } from "../api/Envelope.js"
+import { type CommonWireError, failWire, type WireError } from "../api/WireErrors.js"
 
 /**
  * A handler's effect with its ApiErrors as wire errors and its SqlErrors as defects. `E` names the

@@ -2,8 +2,8 @@
  * What `POST /openapi/v2/order/create` does with a request's raw body (spec 4.2), whatever serves
  * it: the signature check of the environment, media type, rate limit, validation, idempotent
  * creation. The HttpApi route (CreateOrder.ts) and the fast path for the same route
- * (http/CreateOrderFastPath.ts) both run this one service, so they cannot answer differently. It is
- * written in steps (http/Step.ts): on SQLite with the merchant's keys cached, a create runs without
+ * (server/CreateOrderFastPath.ts) both run this one service, so they cannot answer differently. It is
+ * written in steps (domain/Step.ts): on SQLite with the merchant's keys cached, a create runs without
  * a fiber, and without a wait unless its signature is verified on the thread pool.
  */
 import type { SqlError } from "@effect/sql/SqlError"
@@ -15,14 +15,14 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type { IncomingMessage } from "node:http"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
-import { MockConfig } from "../Config.js"
-import type { SignatureNote } from "../events/MockEvents.js"
-import { jsonMediaTypeRefusal, jsonObjectOf, utf8Text } from "../http/Body.js"
-import { ApiError, paramError } from "../http/Envelope.js"
-import { isNumberText, objectMembers } from "../http/Json.js"
-import * as Step from "../http/Step.js"
-import { makeRateLimiter } from "../http/RateLimit.js"
-import { Orders, type ValidOrderRequest, validate } from "../orders/Orders.js"
+import { MockConfig } from "../../config/Config.js"
+import type { SignatureNote } from "../../events/MockEvents.js"
+import { jsonMediaTypeRefusal, jsonObjectOf, utf8Text } from "../../server/Body.js"
+import { ApiError, paramError } from "../../api/Envelope.js"
+import { isNumberText, objectMembers } from "../Json.js"
+import * as Step from "../Step.js"
+import { makeRateLimiter } from "./RateLimit.js"
+import { Orders, type ValidOrderRequest, validate } from "./Orders.js"
 
 /**
  * The body's fields as the contract reads them: a key written twice is refused (the signature
@@ -149,7 +149,7 @@ export class CreateOrderFlow extends Context.Tag("mock-server/CreateOrderFlow")<
     /**
      * Answers one create-order request whose body was read: the order (new, or its idempotent
      * twin), or the refusal (paramError, signError, unsupportedMediaType, rateLimited,
-     * duplicateOrder) as the outcome's answer. A step (http/Step.ts) that fails only in storage: a
+     * duplicateOrder) as the outcome's answer. A step (domain/Step.ts) that fails only in storage: a
      * SqlError while authenticating, a CreateStorageFailed (with the check's headers and note) after.
      */
     readonly create: (input: CreateOrderInput) => Step.Step<CreateOrderOutcome, SqlError | CreateStorageFailed>
@@ -157,7 +157,7 @@ export class CreateOrderFlow extends Context.Tag("mock-server/CreateOrderFlow")<
 >() {
   /**
    * The service, made from what the caller's context holds:
-   * Server.ts makes the mock's services one after another in one layer.
+   * main/Server.ts makes the mock's services one after another in one layer.
    *
    * @example
    * ```ts

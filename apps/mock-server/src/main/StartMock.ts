@@ -5,7 +5,7 @@
  */
 import type { Environment } from "@pc/core"
 import * as LogLevel from "effect/LogLevel"
-import { defaults, type MockConfigShape } from "./Config.js"
+import { defaults, type MockConfigShape } from "../config/Config.js"
 import { start } from "./Server.js"
 import {
   TEST_MERCHANT_APP_KEY,

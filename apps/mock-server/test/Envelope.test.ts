@@ -3,7 +3,8 @@
 // Error.stackTraceLimit as it found it, for the mock's host and every other error.
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { ApiError, fromError, signError } from "../src/api/Envelope.js"
+import { fromError } from "../src/api/Envelope.js"
+import { ApiError, signError } from "../src/domain/ApiError.js"
 
 describe("ApiError", () => {
   it("is a tagged, yieldable failure whose envelope carries its code and message", async () => {

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeCreateOrderFastPath, withFastPath } from "../src/server/CreateOrderFastPath.js"
-import { paramError } from "../src/api/Envelope.js"
+import { paramError } from "../src/domain/ApiError.js"
 import { CreateOrderFlow } from "../src/domain/orders/CreateOrderFlow.js"
 
 const failingFlow = Layer.succeed(CreateOrderFlow, {

@@ -1,7 +1,7 @@
 // domain/Step.ts: the same step answers alike whether it runs as an Effect or by Step.run.
 import { Effect, Exit, Runtime } from "effect"
 import { describe, expect, it } from "vitest"
-import { type ApiError, paramError } from "../src/api/Envelope.js"
+import { type ApiError, paramError } from "../src/domain/ApiError.js"
 import * as Step from "../src/domain/Step.js"
 
 const runFork = Runtime.runFork(Runtime.defaultRuntime)

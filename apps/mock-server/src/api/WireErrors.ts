@@ -10,7 +10,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ErrorCode } from "@pc/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { ApiError } from "./Envelope.js"
+import type { ApiError } from "../domain/ApiError.js"
 
 /** paramError 400: the body or a parameter is invalid; `msg` names the field. */
 export class ParamError extends Schema.TaggedError<ParamError>()("ParamError", { msg: Schema.String }) {}

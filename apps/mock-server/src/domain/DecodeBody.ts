@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { type ApiError, paramError } from "../api/Envelope.js"
+import { type ApiError, paramError } from "./ApiError.js"
 
 /**
  * The paramError of a parse failure: the first issue, led by its path.

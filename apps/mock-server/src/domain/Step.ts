@@ -11,7 +11,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
-import { ApiError } from "../api/Envelope.js"
+import { ApiError } from "./ApiError.js"
 
 /** A value now, a refusal now, or either later (see the module's comment). `A` is a plain value. */
 export type Step<A, E = never> = A | ApiError | Promise<Step<A, E>> | Effect.Effect<A, ApiError | E>

@@ -11,7 +11,8 @@ import { MockConfig } from "../config/Config.js"
 import { signatureNote } from "../events/MockEvents.js"
 import { currentRequestId } from "../server/App.js"
 import { rawBodyOf } from "../server/Body.js"
-import { ApiError, ok } from "../api/Envelope.js"
+import { ok } from "../api/Envelope.js"
+import { ApiError } from "../domain/ApiError.js"
 import { servedAs } from "./Served.js"
 import * as Step from "../domain/Step.js"
 import {
@@ -37,7 +38,9 @@ export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handler
       const source = NodeHttpServerRequest.toIncomingMessage(request)
       // The flow logs a refused signature without a fiber: it is given this request's id.
       const created = (bytes: Uint8Array) =>
-        Effect.flatMap(currentRequestId, (requestId) => Step.toEffect(flow.create({ source, bytes, requestId }))).pipe(
+        Effect.flatMap(currentRequestId, (requestId) =>
+          Step.toEffect(flow.create({ headers: source.headers, bytes, requestId }))
+        ).pipe(
           // The 500 (App.ts's answerFailure) carries the check's header and note too.
           Effect.catchTag("CreateStorageFailed", (failed) => Effect.zipRight(keep(failed), Effect.fail(failed.cause)))
         )

@@ -4,7 +4,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
-import type { ApiError } from "../api/Envelope.js"
+import type { ApiError } from "../domain/ApiError.js"
 import { type CommonWireError, failWire, type WireError } from "../api/WireErrors.js"
 
 /**

@@ -26,7 +26,8 @@ import { loggerOf, recordRequest } from "../log/RequestLog.js"
 import { type MockEventInput, signatureNote } from "../events/MockEvents.js"
 import { rawBody } from "./Body.js"
 import { checkDevAccess, type DevAccessPolicy } from "../domain/auth/DevAccessPolicy.js"
-import { ApiError, envelope, fromError } from "../api/Envelope.js"
+import { envelope, fromError } from "../api/Envelope.js"
+import { ApiError } from "../domain/ApiError.js"
 import { ParamError } from "../api/WireErrors.js"
 
 /** The log annotation that carries a request's id ({@link wrapApp}, {@link currentRequestId}). */

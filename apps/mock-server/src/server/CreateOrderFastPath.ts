@@ -27,7 +27,8 @@ import { type CreateOrderOutcome, CreateOrderFlow, CreateStorageFailed } from ".
 import { answerFailure } from "./App.js"
 import { readBody } from "./Body.js"
 import { checkDevAccess, type DevAccessPolicy } from "../domain/auth/DevAccessPolicy.js"
-import { ApiError, envelopeJson } from "../api/Envelope.js"
+import { envelopeJson } from "../api/Envelope.js"
+import { ApiError } from "../domain/ApiError.js"
 import * as Step from "../domain/Step.js"
 
 /** Serves a request when it is create-order's and says so; `false` leaves it to the HttpApi app. */
@@ -180,7 +181,7 @@ export const makeCreateOrderFastPath = (options: {
           step =
             read instanceof ApiError
               ? { answer: read, headers: undefined, note: undefined }
-              : flow.create({ source: request, bytes: read, busy, requestId })
+              : flow.create({ headers: request.headers, bytes: read, busy, requestId })
         } catch (defect) {
           return failed(response, requestId, started, Cause.die(defect))
         }

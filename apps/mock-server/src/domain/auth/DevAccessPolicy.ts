@@ -8,7 +8,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import type { MockConfigShape } from "../../config/Config.js"
 import { isLoopbackHost } from "../../config/UrlRule.js"
-import { ApiError } from "../../api/Envelope.js"
+import { ApiError } from "../ApiError.js"
 
 /** The developer menu's access rule for one running mock. */
 export interface DevAccessPolicy {

@@ -1,7 +1,7 @@
 /**
  * What `POST /openapi/v2/order/create` does with a request's raw body (spec 4.2), whatever serves
  * it: the signature check of the environment, media type, rate limit, validation, idempotent
- * creation. The HttpApi route (CreateOrder.ts) and the fast path for the same route
+ * creation. The HttpApi route (handlers/CreateOrder.ts) and the fast path for the same route
  * (server/CreateOrderFastPath.ts) both run this one service, so they cannot answer differently. It is
  * written in steps (domain/Step.ts): on SQLite with the merchant's keys cached, a create runs without
  * a fiber, and without a wait unless its signature is verified on the thread pool.
@@ -13,13 +13,12 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import type { IncomingMessage } from "node:http"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../../config/Config.js"
 import type { SignatureNote } from "../../events/MockEvents.js"
-import { jsonMediaTypeRefusal, jsonObjectOf, utf8Text } from "../../server/Body.js"
-import { ApiError, paramError } from "../../api/Envelope.js"
+import { ApiError, paramError } from "../ApiError.js"
 import { isNumberText, objectMembers } from "../Json.js"
+import { jsonMediaTypeRefusal, jsonObjectOf, utf8Text } from "../JsonBody.js"
 import * as Step from "../Step.js"
 import { makeRateLimiter } from "./RateLimit.js"
 import { Orders, type ValidOrderRequest, validate } from "./Orders.js"
@@ -38,9 +37,10 @@ const orderFields = (text: string, parsed: Record<string, unknown>): Record<stri
     : parsed
 }
 
-/** One create-order request as it arrived: Node's request (its headers) and its raw body. */
+/** One create-order request as it arrived: its headers and its raw body, whichever server read them. */
 export interface CreateOrderInput {
-  readonly source: IncomingMessage
+  /** The request's headers, names lower-case (as Node gives them). */
+  readonly headers: { readonly [name: string]: string | ReadonlyArray<string> | undefined }
   /** The body's exact bytes, read within the limit (the signature covers them). */
   readonly bytes: Uint8Array
   /** Other requests are waiting: the signature's verification leaves the event loop (see AuthInput). */
@@ -83,14 +83,14 @@ const make = Effect.gen(function* () {
    * fields, validation), as plain functions: the valid order, or the first refusal.
    */
   const checked = (
-    source: IncomingMessage,
+    contentType: string | ReadonlyArray<string> | undefined,
     bytes: Uint8Array,
     body: string,
     appKey: string,
     nowMs: number
   ): ValidOrderRequest | ApiError => {
     if (bytes.length > 0) {
-      const refused = jsonMediaTypeRefusal(source.headers["content-type"])
+      const refused = jsonMediaTypeRefusal(typeof contentType === "string" ? contentType : undefined)
       if (refused !== undefined) return refused
     }
     const limited = rateLimit(appKey, nowMs)
@@ -103,7 +103,7 @@ const make = Effect.gen(function* () {
   }
 
   const create = ({
-    source,
+    headers: requestHeaders,
     bytes,
     busy,
     requestId
@@ -115,7 +115,7 @@ const make = Effect.gen(function* () {
     const input = {
       method: "POST",
       path: Wire.CREATE_ORDER_PATH,
-      headers: source.headers,
+      headers: requestHeaders,
       body,
       busy: busy === true,
       requestId
@@ -126,7 +126,7 @@ const make = Effect.gen(function* () {
       const headers =
         authenticated.signatureCheck === undefined ? undefined : signatureCheckHeader(authenticated.signatureCheck)
       const nowMs = clock.unsafeCurrentTimeMillis()
-      const order = checked(source, bytes, body, authenticated.appKey, nowMs)
+      const order = checked(requestHeaders["content-type"], bytes, body, authenticated.appKey, nowMs)
       if (order instanceof ApiError) return { answer: order, headers, note }
       return Step.match(
         Step.mapError(

@@ -2,7 +2,7 @@
  * The create-order rate limit (`--rate-limit-per-minute`): a fixed one-minute window per appKey,
  * counted after authentication, answered with rateLimited and `Retry-After`.
  */
-import { ApiError } from "../../api/Envelope.js"
+import { ApiError } from "../ApiError.js"
 
 const WINDOW_MS = 60_000
 

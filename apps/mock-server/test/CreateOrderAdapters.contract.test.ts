@@ -1,7 +1,10 @@
-// The create-order fast path (src/server/CreateOrderFastPath.ts) and the HttpApi route answer alike:
-// the same requests, sent to a mock with the fast path and to one without it, get the same status,
-// the same envelope bytes and the same contract headers, for every code the route can answer.
-// And the fast path takes exactly the create-order requests, leaving every other to the app.
+// The contract of the two create-order adapters, the node:http fast path
+// (src/server/CreateOrderFastPath.ts) and the HttpApi handler (src/handlers/CreateOrder.ts): both
+// call the one flow (src/domain/orders/CreateOrderFlow.ts), and this suite holds them to answering
+// alike. The same requests, sent to a mock with the fast path and to one without it, get the same
+// status, the same envelope bytes and the same contract headers, for every code the route can
+// answer; a refused signature is logged alike; the rate limit refuses alike. And the fast path takes
+// exactly the create-order requests, leaving every other to the app.
 import { Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { LogLevel } from "effect"
@@ -124,7 +127,7 @@ const cases: ReadonlyArray<Case> = [
 ]
 
 describe.each(["production", "sandbox"] as const)(
-  "create-order in %s: the fast path and the HttpApi route",
+  "create-order in %s: both adapters (fast path, HttpApi handler)",
   (environment) => {
     let mocks: [RunningMock, RunningMock]
     let signer: Awaited<ReturnType<typeof testMerchantSigner>>
@@ -147,7 +150,7 @@ describe.each(["production", "sandbox"] as const)(
 )
 
 describe.each(["production", "sandbox"] as const)(
-  "a refused signature in %s: the fast path and the HttpApi route",
+  "a refused signature in %s: both adapters (fast path, HttpApi handler)",
   (environment) => {
     it("log its warning with the answer's request id and the likely cause", async () => {
       const signer = await testMerchantSigner()
@@ -188,7 +191,7 @@ describe.each(["production", "sandbox"] as const)(
   }
 )
 
-describe("create-order rate limit: the fast path and the HttpApi route", () => {
+describe("create-order rate limit: both adapters (fast path, HttpApi handler)", () => {
   it("refuse the same request of a sequence with rateLimited and Retry-After", async () => {
     const signer = await testMerchantSigner()
     const mocks = await startBoth({ environment: "production", rateLimitPerMinute: 2 })

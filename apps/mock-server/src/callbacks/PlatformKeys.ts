@@ -121,7 +121,7 @@ export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store
 )
 
 /** The environment's platform keys, on the store in context. */
-export class PlatformKeys extends Context.Tag("mock-server/PlatformKeys")<PlatformKeys, PlatformKeysShape>() {
+export class PlatformKeys extends Context.Tag("@pc/mock-server/PlatformKeys")<PlatformKeys, PlatformKeysShape>() {
   /**
    * The service, made from what the caller's context holds (in its scope: what it starts stops with it):
    * main/Server.ts makes the mock's services one after another in one layer.

@@ -44,7 +44,7 @@ export interface MockConfigShape {
   readonly devToken: string | undefined
 }
 
-export class MockConfig extends Context.Tag("mock-server/MockConfig")<MockConfig, MockConfigShape>() {}
+export class MockConfig extends Context.Tag("@pc/mock-server/MockConfig")<MockConfig, MockConfigShape>() {}
 
 export const defaults: MockConfigShape = {
   environment: "sandbox",

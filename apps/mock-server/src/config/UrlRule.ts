@@ -16,7 +16,7 @@ export interface SelfAddress {
 }
 
 /** The running mock's {@link SelfAddress} (known once the server is bound). */
-export class Self extends Context.Tag("mock-server/SelfAddress")<Self, SelfAddress>() {}
+export class Self extends Context.Tag("@pc/mock-server/SelfAddress")<Self, SelfAddress>() {}
 
 /** The outcome of a URL rule: the URL, or a message that names the field and the rule broken. */
 export type UrlCheck = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly message: string }

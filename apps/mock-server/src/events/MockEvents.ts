@@ -106,7 +106,7 @@ export const makeEventBus = (
   })
 
 /** The mock's event bus: publish from anywhere, subscribe per SSE connection. */
-export class MockEvents extends Context.Tag("mock-server/MockEvents")<MockEvents, MockEventBus>() {
+export class MockEvents extends Context.Tag("@pc/mock-server/MockEvents")<MockEvents, MockEventBus>() {
   /** The bus of one process (SQLite, or a single mock): its own events only. */
   static readonly layer = Layer.scoped(
     MockEvents,

@@ -22,24 +22,25 @@ import * as WalCheckpoints from "./WalCheckpoints.js"
  * create-order runs, each a plain synchronous call so nothing of another fiber can run in between;
  * and the file's WAL checkpoints in the background.
  */
-export class SqliteDirect extends Context.Tag("mock-server/SqliteDirect")<
-  SqliteDirect,
-  {
-    /**
-     * `sql` as a function that runs it with `params` and gives its rows, prepared at its first run
-     * (the tables may not exist yet when it is asked for) and kept for the connection's life; `undefined` while a transaction holds the connection, which the
-     * statement must not join: the caller then goes through the `SqlClient`, which waits for the
-     * transaction's end. Throws what better-sqlite3 throws.
-     */
-    readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
-    /**
-     * Starts checkpointing the file's WAL in the background until the scope closes (WalCheckpoints.ts):
-     * for a file in WAL mode, once its lock is held. Like a direct statement, a checkpoint never
-     * runs while a transaction holds the connection.
-     */
-    readonly checkpointInBackground: Effect.Effect<void, never, Scope.Scope>
-  }
->() {}
+export interface SqliteDirectService {
+  /**
+   * `sql` as a function that runs it with `params` and gives its rows, prepared at its first run
+   * (the tables may not exist yet when it is asked for) and kept for the connection's life;
+   * `undefined` while a transaction holds the connection, which the statement must not join: the
+   * caller then goes through the `SqlClient`, which waits for the transaction's end. Throws what
+   * better-sqlite3 throws.
+   */
+  readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
+  /**
+   * Starts checkpointing the file's WAL in the background until the scope closes (WalCheckpoints.ts):
+   * for a file in WAL mode, once its lock is held. Like a direct statement, a checkpoint never
+   * runs while a transaction holds the connection.
+   */
+  readonly checkpointInBackground: Effect.Effect<void, never, Scope.Scope>
+}
+
+/** The {@link SqliteDirectService} of the open SQLite file, in context. */
+export class SqliteDirect extends Context.Tag("@pc/mock-server/SqliteDirect")<SqliteDirect, SqliteDirectService>() {}
 
 /** Statements kept prepared; the mock has a few dozen, and SQL built per call (`IN (...)`) stays bounded. */
 const MAX_PREPARED = 200

@@ -43,7 +43,7 @@ export interface StoreService extends MerchantStore, OrderStore, DeliveryStore, 
  * // provided by Store.fromDb(":memory:") or Store.fromDb("postgres://…")
  * ```
  */
-export class Store extends Context.Tag("mock-server/Store")<Store, StoreService>() {
+export class Store extends Context.Tag("@pc/mock-server/Store")<Store, StoreService>() {
   /**
    * The store on the `SqlClient` in context. `shared`: other processes write the same database,
    * so nothing read from it may be cached in this process.

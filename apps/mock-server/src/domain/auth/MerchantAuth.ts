@@ -89,7 +89,7 @@ const refused = (error: ApiError, likelyCause: string | null): Refused => ({
   note: { verdict: "refused", cause: error.msg, likelyCause }
 })
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<MerchantAuthService, never, MockConfig | Store> = Effect.gen(function* () {
   const config = yield* MockConfig
   const store = yield* Store
   // The loggers of the runtime the mock runs: a refusal's warning is written without a fiber.
@@ -318,17 +318,17 @@ const VALID: SignatureNote = { verdict: "valid", cause: null, likelyCause: null 
 export const DIAGNOSES_PER_SECOND = 20
 
 /** Authentication of merchant requests (spec 5), on the store in context. */
-export class MerchantAuth extends Context.Tag("mock-server/MerchantAuth")<
-  MerchantAuth,
-  {
-    /**
-     * Authenticates a request at `nowMs`: Authenticated, or Refused with the signError to answer.
-     * A step (Step.ts): plain or a Promise when the merchant's keys are cached, an Effect when they
-     * must be read.
-     */
-    readonly authenticate: (input: AuthInput, nowMs: number) => Step.Step<AuthResult, SqlError>
-  }
->() {
+export interface MerchantAuthService {
+  /**
+   * Authenticates a request at `nowMs`: Authenticated, or Refused with the signError to answer.
+   * A step (domain/Step.ts): plain or a Promise when the merchant's keys are cached, an Effect when
+   * they must be read.
+   */
+  readonly authenticate: (input: AuthInput, nowMs: number) => Step.Step<AuthResult, SqlError>
+}
+
+/** The {@link MerchantAuthService} in context. */
+export class MerchantAuth extends Context.Tag("@pc/mock-server/MerchantAuth")<MerchantAuth, MerchantAuthService>() {
   /**
    * The service, made from what the caller's context holds:
    * main/Server.ts makes the mock's services one after another in one layer.

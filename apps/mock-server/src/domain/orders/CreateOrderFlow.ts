@@ -70,7 +70,7 @@ export class CreateStorageFailed extends Data.TaggedError("CreateStorageFailed")
   readonly note: CreateOrderOutcome["note"]
 }> {}
 
-const make = Effect.gen(function* () {
+const make: Effect.Effect<CreateOrderFlowService, never, MockConfig | MerchantAuth | Orders> = Effect.gen(function* () {
   const config = yield* MockConfig
   const auth = yield* MerchantAuth
   const orders = yield* Orders
@@ -142,18 +142,21 @@ const make = Effect.gen(function* () {
   return { create }
 })
 
-/** The create-order route's work, shared by every path that serves the route. */
-export class CreateOrderFlow extends Context.Tag("mock-server/CreateOrderFlow")<
+/** The create-order route's work, shared by every adapter that serves the route. */
+export interface CreateOrderFlowService {
+  /**
+   * Answers one create-order request whose body was read: the order (new, or its idempotent
+   * twin), or the refusal (paramError, signError, unsupportedMediaType, rateLimited,
+   * duplicateOrder) as the outcome's answer. A step (domain/Step.ts) that fails only in storage: a
+   * SqlError while authenticating, a CreateStorageFailed (with the check's headers and note) after.
+   */
+  readonly create: (input: CreateOrderInput) => Step.Step<CreateOrderOutcome, SqlError | CreateStorageFailed>
+}
+
+/** The {@link CreateOrderFlowService} in context. */
+export class CreateOrderFlow extends Context.Tag("@pc/mock-server/CreateOrderFlow")<
   CreateOrderFlow,
-  {
-    /**
-     * Answers one create-order request whose body was read: the order (new, or its idempotent
-     * twin), or the refusal (paramError, signError, unsupportedMediaType, rateLimited,
-     * duplicateOrder) as the outcome's answer. A step (domain/Step.ts) that fails only in storage: a
-     * SqlError while authenticating, a CreateStorageFailed (with the check's headers and note) after.
-     */
-    readonly create: (input: CreateOrderInput) => Step.Step<CreateOrderOutcome, SqlError | CreateStorageFailed>
-  }
+  CreateOrderFlowService
 >() {
   /**
    * The service, made from what the caller's context holds:

@@ -24,7 +24,7 @@ import { Conflict } from "../../store/StoreError.js"
 import { Store } from "../../store/Store.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
-export class PublicUrl extends Context.Tag("mock-server/PublicUrl")<PublicUrl, string>() {}
+export class PublicUrl extends Context.Tag("@pc/mock-server/PublicUrl")<PublicUrl, string>() {}
 
 const EVENT_TYPE = { PAID: "order.paid", FAILED: "order.failed", EXPIRED: "order.expired" } as const
 
@@ -97,7 +97,24 @@ export interface CreateAnswer {
  */
 export type ChangeListener = (dueAtMs: number, nowMs: number) => Effect.Effect<unknown> | undefined
 
-export const make = Effect.gen(function* () {
+/** The orders of the mock: creating them (idempotently) and moving them to a final state. */
+export interface OrdersService {
+  /**
+   * Creates the order (or finds its idempotent twin) at `nowMs`. A step (domain/Step.ts): on
+   * SQLite's direct path it is done at once, without a fiber step; otherwise it is the store's
+   * Effect. Refused with duplicateOrder when the orderId was used for another amount or currency.
+   */
+  readonly create: (appKey: string, request: ValidOrderRequest, nowMs: number) => Step.Step<CreateAnswer, SqlError>
+  /**
+   * Moves a CREATED order to a final state now, queueing its callback in the same transaction;
+   * refused with notFound for an unknown order and paramError for one already final.
+   */
+  readonly move: (orderSn: string, to: "PAID" | "FAILED" | "EXPIRED") => Effect.Effect<OrderRecord, ApiError | SqlError>
+  /** Runs `listener` after every committed create and move, with when the new work falls due. */
+  readonly onChange: (listener: ChangeListener) => Effect.Effect<void>
+}
+
+export const make: Effect.Effect<OrdersService, never, MockConfig | Store | PublicUrl> = Effect.gen(function* () {
   const config = yield* MockConfig
   const store = yield* Store
   const publicUrl = yield* PublicUrl
@@ -144,11 +161,6 @@ export const make = Effect.gen(function* () {
     }
   }
 
-  /**
-   * Creates the order (or finds its idempotent twin) at `nowMs`. A step (Step.ts): on SQLite's
-   * direct path it is done at once, without a fiber step; otherwise it is the store's Effect.
-   * Refused with duplicateOrder when the orderId was used for another amount or currency.
-   */
   const create = (appKey: string, request: ValidOrderRequest, nowMs: number): Step.Step<CreateAnswer, SqlError> => {
     const draft: OrderDraft = {
       orderSn: () => orderSnFor(nowMs),
@@ -204,7 +216,6 @@ export const make = Effect.gen(function* () {
   return {
     create,
     move,
-    /** Runs `listener` after every committed create and move, with when the new work falls due. */
     onChange: (listener: ChangeListener) =>
       Effect.sync(() => {
         listeners = [...listeners, listener]
@@ -212,7 +223,8 @@ export const make = Effect.gen(function* () {
   }
 })
 
-export class Orders extends Context.Tag("mock-server/Orders")<Orders, Effect.Effect.Success<typeof make>>() {
+/** The {@link OrdersService} in context. */
+export class Orders extends Context.Tag("@pc/mock-server/Orders")<Orders, OrdersService>() {
   /**
    * The service, made from what the caller's context holds:
    * main/Server.ts makes the mock's services one after another in one layer.

@@ -87,6 +87,23 @@ const httpInDomain = (files: ReadonlyArray<{ readonly file: string; readonly tex
         .map((specifier) => `${relative(src, file)} -> ${specifier}`)
     )
 
+/** Each import cycle among our modules, as the path around it (none expected). */
+const cyclesOf = (arrows: ReadonlyArray<Arrow>): ReadonlyArray<string> => {
+  const next = new Map<string, Array<string>>()
+  for (const { from, to } of arrows) next.set(from, [...(next.get(from) ?? []), to])
+  const cycles: Array<string> = []
+  const done = new Set<string>()
+  const visit = (module: string, path: ReadonlyArray<string>) => {
+    const seen = path.indexOf(module)
+    if (seen >= 0) return void cycles.push([...path.slice(seen), module].join(" -> "))
+    if (done.has(module)) return
+    for (const target of next.get(module) ?? []) visit(target, [...path, module])
+    done.add(module)
+  }
+  for (const module of next.keys()) visit(module, [])
+  return cycles
+}
+
 const files = sourceFiles(src).map((file) => ({ file, text: readFileSync(file, "utf8") }))
 
 describe("the mock's layers", () => {
@@ -98,6 +115,10 @@ describe("the mock's layers", () => {
 
   it("no import runs back up", () => {
     expect(upwardArrows(arrowsOf(files))).toEqual([])
+  })
+
+  it("no module imports itself back through others (store/StoreError.ts and the aggregates' modules included)", () => {
+    expect(cyclesOf(arrowsOf(files))).toEqual([])
   })
 
   it("nothing under domain/ imports HTTP: not server/, handlers/, api/, nor node:http or @effect/platform", () => {
@@ -118,5 +139,13 @@ describe("the mock's layers", () => {
     expect(
       upwardArrows(arrowsOf([{ file: join(src, "store/Planted.ts"), text: 'import "../domain/Step.js"\n' }]))
     ).toEqual(["store/Planted.ts -> domain/Step.ts"])
+    expect(
+      cyclesOf(
+        arrowsOf([
+          { file: join(src, "store/A.ts"), text: 'import type { B } from "./B.js"\n' },
+          { file: join(src, "store/B.ts"), text: 'import { A } from "./A.js"\n' }
+        ])
+      )
+    ).toEqual(["store/A.ts -> store/B.ts -> store/A.ts"])
   })
 })

@@ -19,7 +19,7 @@ import { MockConfig } from "../config/Config.js"
 import { eventPublisher } from "../events/MockEvents.js"
 import { isoTime } from "../store/IsoTime.js"
 import { Orders } from "../domain/orders/Orders.js"
-import type { AttemptOutcome, ClaimedDelivery, Delivery } from "../store/DeliveryStore.js"
+import type { AttemptOutcome, ClaimedDelivery } from "../store/DeliveryStore.js"
 import { Store } from "../store/Store.js"
 import { pointsAtSelf, Self } from "../config/UrlRule.js"
 import {
@@ -30,6 +30,7 @@ import {
   START_IN_FLIGHT_PER_MERCHANT
 } from "./EndpointSpeeds.js"
 import { PlatformKeys } from "./PlatformKeys.js"
+import type { Delivery } from "../store/Records.js"
 
 const EXCERPT = 200
 /** How much of a merchant's answer is read: enough for the excerpt, never a whole large body. */

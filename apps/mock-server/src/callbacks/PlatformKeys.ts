@@ -13,9 +13,9 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import { MockConfig } from "../config/Config.js"
-import type { PlatformKey } from "../store/PlatformKeyStore.js"
 import { Store } from "../store/Store.js"
 import { platformSigner } from "./CallbackSigner.js"
+import type { PlatformKey } from "../store/Records.js"
 
 /** A platform key as the developer menu publishes it: never the private key. */
 export interface PublishedPlatformKey {

@@ -11,9 +11,8 @@ import * as Effect from "effect/Effect"
 import { orNotFound } from "../domain/ApiError.js"
 import { escapeHtml } from "../dashboard/Html.js"
 import { Orders } from "../domain/orders/Orders.js"
-import type { DeliveryWithAttempts } from "../store/DeliveryStore.js"
-import type { OrderRecord } from "../store/OrderStore.js"
 import { Store } from "../store/Store.js"
+import type { DeliveryWithAttempts, OrderRecord } from "../store/Records.js"
 
 /** Where each callback of the order went and how its delivery stands (the page after a move). */
 const deliveryReport = (deliveries: ReadonlyArray<DeliveryWithAttempts>, notifyUrl: string | null): string => {

@@ -25,10 +25,10 @@ import { notFound, orNotFound, paramError } from "../domain/ApiError.js"
 import { served } from "./Served.js"
 import { isoTime } from "../store/IsoTime.js"
 import { Orders, publicOrder } from "../domain/orders/Orders.js"
-import type { DeliveryWithAttempts } from "../store/DeliveryStore.js"
 import { Store } from "../store/Store.js"
 import { decodeBody } from "../domain/DecodeBody.js"
 import { checkNotifyUrl, Self, type SelfAddress } from "../config/UrlRule.js"
+import type { DeliveryWithAttempts } from "../store/Records.js"
 
 /** A key upload: RSA public key PEM (SPKI or PKCS#1), 2048 bits or more; anything else is a paramError. */
 const checkPublicKey = (pem: string) =>

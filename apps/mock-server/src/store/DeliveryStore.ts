@@ -4,66 +4,27 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as Statement from "@effect/sql/Statement"
-import * as Wire from "@pc/core/Wire"
+import type * as Wire from "@pc/core/Wire"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { epochMsType, joinFirstRows, wholeNumber } from "./Dialect.js"
-import { badRowIsDefect, column } from "./Row.js"
 import { NotFound } from "./StoreError.js"
+import {
+  badRowIsDefect,
+  column,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryStatus,
+  type DeliveryWithAttempts
+} from "./Records.js"
 
 /** The error an attempt row carries from just before it is sent until its outcome is recorded. */
 export const ATTEMPT_WITHOUT_OUTCOME =
   "no outcome recorded: the attempt is in flight, or the mock stopped while it was being sent"
 
-/** Where a delivery stands: waiting for (another) attempt, answered 2xx, or given up. */
-export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed")
-export type DeliveryStatus = typeof DeliveryStatus.Type
-
-/** One attempt to send a callback: when, where, the answer (or the error), the signing key. */
-export const DeliveryAttempt = Schema.Struct({
-  attempt: Schema.Number,
-  at: Schema.String,
-  url: Schema.NullOr(Schema.String),
-  httpStatus: column("http_status", Schema.NullOr(Schema.Number)),
-  error: Schema.NullOr(Schema.String),
-  keyVersion: column("key_version", Schema.NullOr(Schema.Number)),
-  durationMs: column("duration_ms", Schema.Number),
-  /** The headers set on the request (Content-Type and the X-R- headers), stored as JSON; null when nothing was sent. */
-  requestHeaders: column(
-    "request_headers",
-    Schema.NullOr(Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.String })))
-  ),
-  /** The exact body sent; null when nothing was sent. */
-  requestBody: column("request_body", Schema.NullOr(Schema.String))
-})
-export type DeliveryAttempt = typeof DeliveryAttempt.Type
-
 /** An attempt row with the delivery it belongs to (to read the attempts of many deliveries at once). */
 const AttemptRow = Schema.Struct({ ...DeliveryAttempt.fields, deliveryId: column("delivery_id", Schema.String) })
-
-/** One callback of an order's move to a final state, with its exact signed body. */
-export const Delivery = Schema.Struct({
-  id: Schema.String,
-  orderSn: column("order_sn", Schema.String),
-  appKey: column("app_key", Schema.String),
-  eventId: column("event_id", Schema.String),
-  eventType: column("event_type", Wire.CallbackEventType),
-  body: Schema.String,
-  status: DeliveryStatus,
-  attemptCount: column("attempt_count", Schema.Number),
-  nextAttemptAtMs: column("next_attempt_at_ms", Schema.NullOr(Schema.Number)),
-  lastError: column("last_error", Schema.NullOr(Schema.String)),
-  createdAt: column("created_at", Schema.String),
-  createdAtMs: column("created_at_ms", Schema.Number),
-  deliveredAt: column("delivered_at", Schema.NullOr(Schema.String))
-})
-export type Delivery = typeof Delivery.Type
-
-/** A delivery with its attempts, oldest first. */
-export interface DeliveryWithAttempts extends Delivery {
-  readonly attempts: ReadonlyArray<DeliveryAttempt>
-}
 
 /** A callback to record together with an order's move, in the same transaction. */
 export interface DeliveryDraft {

@@ -10,23 +10,8 @@ import * as Schema from "effect/Schema"
 import { isoTime } from "./IsoTime.js"
 import { makeDueNow } from "./DeliveryStore.js"
 import { wholeNumber } from "./Dialect.js"
-import { badRowIsDefect, column } from "./Row.js"
 import { NotFound } from "./StoreError.js"
-
-/** One key upload of a merchant, as the developer menu lists it. */
-export const MerchantKey = Schema.Struct({
-  version: Schema.Number,
-  status: Schema.Literal("active", "disabled"),
-  uploadedAt: column("uploaded_at", Schema.String)
-})
-export type MerchantKey = typeof MerchantKey.Type
-
-/** A merchant with its key uploads, oldest first. */
-export interface Merchant {
-  readonly appKey: string
-  readonly notifyUrl: string | null
-  readonly keys: ReadonlyArray<MerchantKey>
-}
+import { badRowIsDefect, column, type Merchant, MerchantKey } from "./Records.js"
 
 const MerchantRow = Schema.Struct({ notifyUrl: column("notify_url", Schema.NullOr(Schema.String)) })
 

@@ -10,23 +10,9 @@ import * as Schema from "effect/Schema"
 import { isoTime } from "./IsoTime.js"
 import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
 import { wholeNumber } from "./Dialect.js"
-import { type BadRow, badRowIsDefect, column } from "./Row.js"
 import { SqliteDirect } from "./SqliteConnection.js"
 import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
-
-/** An order as stored: what the developer menu shows, with its merchant and expiry. */
-export const OrderRecord = Schema.Struct({
-  orderSn: column("order_sn", Schema.String),
-  outerOrder: column("outer_order", Schema.String),
-  amount: Schema.String,
-  currency: Schema.String,
-  status: Wire.OrderStatus,
-  createdAt: column("created_at", Schema.String),
-  updatedAt: column("updated_at", Schema.String),
-  appKey: column("app_key", Schema.String),
-  expiresAtMs: column("expires_at_ms", Schema.Number)
-})
-export type OrderRecord = typeof OrderRecord.Type
+import { type BadRow, badRowIsDefect, OrderRecord } from "./Records.js"
 
 /** What creating an order needs. */
 export interface OrderDraft {

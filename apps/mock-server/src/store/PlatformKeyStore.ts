@@ -6,17 +6,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { isoTime } from "./IsoTime.js"
-import { badRowIsDefect, column } from "./Row.js"
-
-/** One platform key pair with its version and status. */
-export const PlatformKey = Schema.Struct({
-  version: Schema.Number,
-  privateKeyPem: column("private_key_pem", Schema.String),
-  publicKeyPem: column("public_key_pem", Schema.String),
-  status: Schema.Literal("current", "published", "retired"),
-  createdAt: column("created_at", Schema.String)
-})
-export type PlatformKey = typeof PlatformKey.Type
+import { badRowIsDefect, PlatformKey } from "./Records.js"
 
 /** A new key pair to store, made at `nowMs`. */
 export interface PlatformKeyDraft {

@@ -3,7 +3,7 @@
 import type { Environment } from "@pc/core"
 import type * as Wire from "@pc/core/Wire"
 import * as Data from "effect/Data"
-import type { OrderRecord } from "./OrderStore.js"
+import type { OrderRecord } from "./Records.js"
 
 /** The database belongs to another environment: refusing to mix sandbox and production data. */
 export class EnvironmentMismatch extends Data.TaggedError("EnvironmentMismatch")<{

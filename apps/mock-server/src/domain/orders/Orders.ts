@@ -19,9 +19,10 @@ import { paramErrorOf } from "../DecodeBody.js"
 import { ApiError, notFound, paramError } from "../ApiError.js"
 import type * as Step from "../Step.js"
 import { isoDay } from "../../store/IsoTime.js"
-import type { CreatedOrder, OrderDraft, OrderRecord } from "../../store/OrderStore.js"
+import type { CreatedOrder, OrderDraft } from "../../store/OrderStore.js"
 import { Conflict } from "../../store/StoreError.js"
 import { Store } from "../../store/Store.js"
+import type { OrderRecord } from "../../store/Records.js"
 
 /** The base of the absolute URLs the server hands out (known once the server is bound). */
 export class PublicUrl extends Context.Tag("@pc/mock-server/PublicUrl")<PublicUrl, string>() {}

@@ -1,6 +1,6 @@
 // What a run reports: every target as `{ value, target, met }` beside the figures it was computed
 // from, written to `results/latest.json` and a readable `RESULTS.md`, and printed.
-import { mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { LoadSummary, MachineFacts } from "./Machine.js"
 import { round } from "./Stats.js"
@@ -104,9 +104,22 @@ const markdown = (run: RunResult): string => {
   ].join("\n")
 }
 
+/**
+ * The heading from which `RESULTS.md` is written by hand (what the code's comments no longer hold:
+ * the measurements behind a design choice); a run rewrites the tables above it and keeps the rest.
+ */
+export const KEPT_NOTES_HEADING = "## Notes kept across runs"
+
+/** What of an earlier `RESULTS.md` a run keeps: everything from {@link KEPT_NOTES_HEADING} on, or nothing. */
+export const keptNotes = (earlier: string): string => {
+  const at = earlier.indexOf(`\n${KEPT_NOTES_HEADING}\n`)
+  return at < 0 ? "" : earlier.slice(at + 1)
+}
+
 /** Writes `latest.json` and `RESULTS.md` (the latter one level above `dir`, beside the bench's README). */
 export const writeResults = (run: RunResult, dir: string, markdownFile: string): void => {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, "latest.json"), `${JSON.stringify(run, null, 2)}\n`)
-  writeFileSync(markdownFile, markdown(run))
+  const notes = existsSync(markdownFile) ? keptNotes(readFileSync(markdownFile, "utf8")) : ""
+  writeFileSync(markdownFile, notes === "" ? markdown(run) : `${markdown(run)}\n${notes}`)
 }

@@ -18,7 +18,7 @@ interface ApiErrorFields {
 /**
  * A request that ends in an error envelope. It is an answer to the client, never a fault of the
  * mock, so it captures no stack trace: nothing reads those frames, and a flood of bad signatures
- * would build one per request (bench/RESULTS.md, "Mock server layout").
+ * would build one per request (bench/RESULTS.md, "Mock server: figures behind its comments").
  *
  * @example
  * ```ts

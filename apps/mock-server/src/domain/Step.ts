@@ -5,7 +5,7 @@
  * miss, a transaction in progress). The create-order flow is written once in steps; the HttpApi
  * route runs it as an Effect ({@link toEffect}), and the create-order fast path runs it without a
  * fiber when every step is plain or a Promise ({@link run}), which is the common case on SQLite: a
- * fiber per request, and a fiber step per check, were most of a signed create's CPU (issue 12).
+ * fiber per request, and a fiber step per check, would cost more than a signed create's own work.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

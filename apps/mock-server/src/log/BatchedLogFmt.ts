@@ -1,9 +1,9 @@
 /**
  * The mock's log on stdout: logfmt lines, as `Logger.logFmt` prints them (LogFmt.ts), written
- * together every few milliseconds instead of once per line. The mock logs a line per request: one
- * write(2) per line was about a tenth of a signed create's CPU (bench/RESULTS.md), and one per turn
- * of the event loop still one per request when requests come one at a time (issue 12's
- * 1-connection profile). Lines keep their order, appear at most {@link FLUSH_MS} late, and what is
+ * together every few milliseconds instead of once per line. The mock logs a line per request, so a
+ * write(2) per line (or per turn of the event loop, which is per request when requests come one
+ * at a time) would be a system call on every request. Lines keep their order, appear at most
+ * {@link FLUSH_MS} late, and what is
  * pending is written on exit.
  *
  * Node writes to a pipe asynchronously: what its reader has not taken waits in the process's memory.

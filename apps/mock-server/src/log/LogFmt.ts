@@ -1,7 +1,7 @@
 /**
  * Effect's `Logger.logfmtLogger`, line for line the same text, for less work per line: the mock
  * writes a line per request, and the stock logger builds three closures and runs two regular
- * expressions per field (7% of a create at one connection; issue 12). Objects and errors are
+ * expressions per field, on the hot path of every create. Objects and errors are
  * rendered by Effect's own code, so redaction and causes read as before.
  */
 import * as Cause from "effect/Cause"

@@ -3,8 +3,8 @@
  * instead of through the HttpApi router, its middleware and its response encoding, and without a
  * fiber where none is needed: the flow's steps (domain/Step.ts) are plain on SQLite with the
  * merchant's keys cached, so a signed create is the body's read, the verification (at once for a
- * request alone, a Promise from the thread pool while others wait), the insert and one write. A
- * fiber per request and a fiber step per check were most of a create's CPU (issue 12's profile).
+ * request alone, a Promise from the thread pool while others wait), the insert and one write: a
+ * fiber per request and a fiber step per check would cost more than that work itself.
  * The route stays declared once in MockApi (OpenAPI, the typed client); the work (CreateOrderFlow),
  * the failure answers (`answerFailure`), the envelope and the request's log line and event
  * (log/RequestLog.ts) are the modules the HttpApi path runs too, so both paths answer the same
@@ -205,8 +205,8 @@ export const makeCreateOrderFastPath = (options: {
 
     // Requests taken in this turn of the event loop. The first of a turn is verified on the loop
     // (the quickest answer for a request alone); later ones are verified on the thread pool while
-    // the loop goes on with the rest of the turn: at 32 connections that was an eighth more creates
-    // per second and a third of the p99, at 1 connection the hand-over cost a tenth (issue 12).
+    // the loop goes on with the rest of the turn, so one slow verification does not hold up the
+    // others; a request alone skips the hand-over, which would only add to its wait.
     let taken = 0
     const newTurn = () => {
       taken = 0

@@ -77,10 +77,10 @@ const lockSqlite = (db: string) =>
     yield* sql`PRAGMA foreign_keys = ON`
     if (isFile(db)) {
       // The checkpoints that copy the WAL into the file fsync both. SQLite's own runs inside the
-      // commit that takes the WAL past 1,000 pages, with every request waiting (10-16 ms of it the
-      // WAL's fsync on this project's machine); these run in the background at about the same
-      // 1,000 pages, the WAL's fsync on the thread pool (WalCheckpoints.ts). SQLite's stays as the
-      // backstop, at 10,000 pages: the mock's fastest new orders add about 1,200 in 100 ms.
+      // commit that takes the WAL past 1,000 pages, with every request waiting on the WAL's fsync;
+      // these run in the background at about the same 1,000 pages, the WAL's fsync on the thread
+      // pool (WalCheckpoints.ts). SQLite's stays as the backstop, at 10,000 pages, far more than the
+      // mock's fastest new orders write between two background looks.
       yield* sql`PRAGMA wal_autocheckpoint = 10000`
       yield* (yield* SqliteConnection.SqliteDirect).checkpointInBackground
     }

@@ -59,8 +59,8 @@ export const joinFirstRows = (sql: SqlClient.SqlClient, table: string, rows: Sta
  * A whole number written into the statement's text instead of bound as a parameter, for two
  * places where a bound one costs:
  * - `LIMIT`: SQLite plans a statement with its bound LIMIT's value, and so prepares it again on
- *   every run after a new binding. The dispatcher's claim, a recursive query, took 590 µs per run
- *   that way and 300 µs with its LIMITs in the text.
+ *   every run after a new binding, which for the dispatcher's claim (a recursive query) is most
+ *   of its cost.
  * - a `CASE` whose every branch is a number: PostgreSQL cannot type it when each is a parameter.
  *
  * Each value makes its own statement text, so it suits values from a small range (a batch size up

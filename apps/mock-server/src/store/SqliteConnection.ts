@@ -1,7 +1,7 @@
 // The mock's SQLite connection as `@effect/sql`'s `SqlClient`: one better-sqlite3 connection, each
 // statement prepared once and kept. It replaces `@effect/sql-sqlite-node`'s client, whose statement
-// cache (an Effect `Cache` with a time to live) and per-statement semaphore were about 90 µs of
-// every statement, more than SQLite's own work for a create (issue 12's profile). The rules are the
+// cache (an Effect `Cache` with a time to live) and per-statement semaphore cost more per statement
+// than SQLite's own work for a create. The rules are the
 // same: statements outside a transaction run whenever no transaction holds the connection, and a
 // transaction holds it from BEGIN to COMMIT or ROLLBACK, so nothing of another fiber lands inside.
 import * as Reactivity from "@effect/experimental/Reactivity"

@@ -2,7 +2,7 @@
 // synchronous=NORMAL a commit writes to the WAL without an fsync; the cost comes at the checkpoint
 // that copies the WAL into the database file: SQLite fsyncs the WAL, then the file, in whichever
 // commit takes the WAL past 1,000 pages, with every other request waiting. The WAL's fsync is the
-// long one (measured here: 10-16 ms for 1,000 pages against 1 ms for the file's), so it is done
+// long one (it grows with the pages written, the file's does not), so it is done
 // first on the thread pool, and SQLite's own fsync in the checkpoint then finds little left to write.
 import type Sqlite from "better-sqlite3"
 import * as Duration from "effect/Duration"
@@ -17,9 +17,7 @@ const INTERVAL = Duration.millis(100)
 /**
  * WAL pages between two checkpoints: SQLite's own cadence. Each checkpoint still costs two short
  * fsyncs on the event loop, and one more in the next commit (the WAL's restart), so checkpointing
- * more often costs more: after every few writes a mock at light load paid 1-7 ms per write instead
- * of 0.1 ms, and after every 100 rows a backlog of callbacks (about three rows each) took 1.31-1.32
- * ms of main-thread CPU per callback against 1.22-1.30 without background checkpoints.
+ * more often costs more than it saves (bench/RESULTS.md, "Mock server: figures behind its comments").
  */
 const PAGES_PER_CHECKPOINT = 1_000
 

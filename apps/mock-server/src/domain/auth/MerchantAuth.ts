@@ -187,11 +187,11 @@ export const make: Effect.Effect<MerchantAuthService, never, MockConfig | Store>
   }
 
   // Diagnosis tries a few more verifications per refusal and is reachable without a valid
-  // signature: a flood of bad signatures must not slow the merchants who sign correctly (with 5%
-  // bad signatures a request cost 27% more CPU on average; issue 12). So at most this many refusals
-  // per second get those verifications. The causes read off the headers alone (no signature, not
-  // Base64, seconds, clock skew) cost none and are always given, and a refusal for an appKey with
-  // no keys spends nothing: a flood of made-up appKeys cannot take the diagnosis from merchants.
+  // signature: a flood of bad signatures must not slow the merchants who sign correctly. So at most
+  // this many refusals per second get those verifications. The causes read off the headers alone
+  // (no signature, not Base64, seconds, clock skew) cost none and are always given, and a refusal
+  // for an appKey with no keys spends nothing: a flood of made-up appKeys cannot take the diagnosis
+  // from merchants.
   let diagnoses = { second: Number.NaN, count: 0 }
   const mayDiagnose = (nowMs: number): boolean => {
     const second = Math.floor(nowMs / 1000)
@@ -227,8 +227,7 @@ export const make: Effect.Effect<MerchantAuthService, never, MockConfig | Store>
    * Logs the likely cause of a refused signature, without the signature or any key, and returns it
    * (capped) for the request's event; `null` when none was worked out or the second's diagnoses
    * are spent. A step without a fiber unless the merchant's keys must be read: a flood of bad
-   * signatures is refused at the cost of a valid request (with a fiber per refusal, 5% bad
-   * signatures cost the mock a tenth of its creates per second; issue 12).
+   * signatures is refused at the cost of a valid request, not of a fiber each.
    */
   const explain = (
     input: AuthInput,

@@ -11,9 +11,9 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Headers } from "@pc/core"
-import * as CoreWire from "@pc/core/Wire"
+import * as Wire from "@pc/core/Wire"
 import * as Schema from "effect/Schema"
-import { Wire } from "./WireErrors.js"
+import { ErrorEnvelopes } from "./WireErrors.js"
 import * as S from "./Schemas.js"
 import { completeDocument, signedRequestSecurity } from "./Webhooks.js"
 
@@ -23,7 +23,7 @@ import { completeDocument, signedRequestSecurity } from "./Webhooks.js"
  * Its layer lives in `DevAccessLayer.ts`.
  */
 export class DevAccess extends HttpApiMiddleware.Tag<DevAccess>()("DevAccess", {
-  failure: Wire.Unauthorized,
+  failure: ErrorEnvelopes.Unauthorized,
   security: {
     devToken: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(
@@ -43,15 +43,15 @@ const requestHeader = (name: string, description: string, required: boolean) => 
 })
 
 /** The spec's one production endpoint. */
-const createOrder = HttpApiEndpoint.post("createOrder", CoreWire.CREATE_ORDER_PATH)
+const createOrder = HttpApiEndpoint.post("createOrder", Wire.CREATE_ORDER_PATH)
   .setPayload(S.CreateOrderBody)
   .addSuccess(S.Success(S.CreateOrderResult))
-  .addError(Wire.ParamError)
-  .addError(Wire.SignError)
-  .addError(Wire.DuplicateOrder)
-  .addError(Wire.PayloadTooLarge)
-  .addError(Wire.UnsupportedMediaType)
-  .addError(Wire.RateLimited)
+  .addError(ErrorEnvelopes.ParamError)
+  .addError(ErrorEnvelopes.SignError)
+  .addError(ErrorEnvelopes.DuplicateOrder)
+  .addError(ErrorEnvelopes.PayloadTooLarge)
+  .addError(ErrorEnvelopes.UnsupportedMediaType)
+  .addError(ErrorEnvelopes.RateLimited)
   .annotateContext(
     OpenApi.annotations({
       summary: "Create a payment order",
@@ -94,7 +94,7 @@ const move = <const Name extends string>(name: Name, verb: string, to: string) =
   HttpApiEndpoint.post(name, `/dev/orders/:orderSn/${verb}`)
     .setPath(orderSnPath)
     .addSuccess(S.Success(S.Order))
-    .addError(Wire.NotFound)
+    .addError(ErrorEnvelopes.NotFound)
     .annotateContext(
       OpenApi.annotations({
         summary: `Move a CREATED order to ${to} (sends its ${to.toLowerCase()} callback)`,
@@ -108,7 +108,7 @@ export class DevMenu extends HttpApiGroup.make("dev")
     HttpApiEndpoint.post("createMerchant", "/dev/merchants")
       .setPayload(S.MerchantCreate)
       .addSuccess(S.Success(S.MerchantCreated))
-      .addError(Wire.UnsupportedMediaType)
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
       .annotateContext(
         OpenApi.annotations({ summary: "Create a merchant from its first public key upload (key version 1)" })
       )
@@ -127,7 +127,7 @@ export class DevMenu extends HttpApiGroup.make("dev")
     HttpApiEndpoint.get("getMerchant", "/dev/merchants/:appKey")
       .setPath(appKeyPath)
       .addSuccess(S.Success(S.Merchant))
-      .addError(Wire.NotFound)
+      .addError(ErrorEnvelopes.NotFound)
       .annotateContext(OpenApi.annotations({ summary: "A merchant with its notify URL and key versions" }))
   )
   .add(
@@ -135,8 +135,8 @@ export class DevMenu extends HttpApiGroup.make("dev")
       .setPath(appKeyPath)
       .setPayload(S.KeyUpload)
       .addSuccess(S.Success(S.KeyAdded))
-      .addError(Wire.NotFound)
-      .addError(Wire.UnsupportedMediaType)
+      .addError(ErrorEnvelopes.NotFound)
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
       .annotateContext(
         OpenApi.annotations({ summary: "Upload another public key; its version is the ordinal of the upload" })
       )
@@ -145,7 +145,7 @@ export class DevMenu extends HttpApiGroup.make("dev")
     HttpApiEndpoint.post("disableMerchantKey", "/dev/merchants/:appKey/keys/:version/disable")
       .setPath(Schema.Struct({ appKey: S.AppKeyParam, version: S.KeyVersionParam }))
       .addSuccess(S.Success(S.KeyDisabled))
-      .addError(Wire.NotFound)
+      .addError(ErrorEnvelopes.NotFound)
       .annotateContext(
         OpenApi.annotations({ summary: "Disable a key version: requests signed with it are refused from now on" })
       )
@@ -155,8 +155,8 @@ export class DevMenu extends HttpApiGroup.make("dev")
       .setPath(appKeyPath)
       .setPayload(S.NotifyUrlUpdate)
       .addSuccess(S.Success(S.NotifyUrlSet))
-      .addError(Wire.NotFound)
-      .addError(Wire.UnsupportedMediaType)
+      .addError(ErrorEnvelopes.NotFound)
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
       .annotateContext(
         OpenApi.annotations({ summary: "Set where callbacks are sent; deliveries still waiting are attempted at once" })
       )
@@ -191,7 +191,7 @@ export class DevMenu extends HttpApiGroup.make("dev")
     HttpApiEndpoint.get("getOrder", "/dev/orders/:orderSn")
       .setPath(orderSnPath)
       .addSuccess(S.Success(S.Order))
-      .addError(Wire.NotFound)
+      .addError(ErrorEnvelopes.NotFound)
       .annotateContext(OpenApi.annotations({ summary: "An order and its state" }))
   )
   .add(move("payOrder", "pay", "PAID"))
@@ -216,7 +216,7 @@ export class DevMenu extends HttpApiGroup.make("dev")
         Schema.Struct({ id: Schema.String.annotations({ description: "the delivery id", examples: ["dlv_1"] }) })
       )
       .addSuccess(S.Success(S.Delivery))
-      .addError(Wire.NotFound)
+      .addError(ErrorEnvelopes.NotFound)
       .annotateContext(OpenApi.annotations({ summary: "Queue a delivery again now, signed afresh" }))
   )
   .add(
@@ -244,7 +244,7 @@ const checkoutButton = <const Name extends string>(name: Name, verb: "pay" | "fa
   HttpApiEndpoint.post(name, `/h5/checkout/:orderSn/${verb}`)
     .setPath(orderSnPath)
     .addSuccess(HttpApiSchema.Empty(303))
-    .addError(Wire.NotFound)
+    .addError(ErrorEnvelopes.NotFound)
     .annotateContext(
       OpenApi.annotations({
         summary: `The checkout page's ${verb === "pay" ? "Pay" : "Fail"} button: moves the order to ${to}, then shows the page again`
@@ -257,7 +257,7 @@ export class Checkout extends HttpApiGroup.make("checkout")
     HttpApiEndpoint.get("checkoutPage", "/h5/checkout/:orderSn")
       .setPath(orderSnPath)
       .addSuccess(Html)
-      .addError(Wire.NotFound)
+      .addError(ErrorEnvelopes.NotFound)
       .annotateContext(OpenApi.annotations({ summary: "The hosted checkout page of an order (the h5Url)" }))
   )
   .add(checkoutButton("checkoutPay", "pay", "PAID"))
@@ -317,12 +317,12 @@ export class MockApi extends HttpApi.make("mock")
   .add(Checkout)
   .add(ServiceRoutes)
   // What every route can answer: the app's own routing, body and decode answers, and a bug.
-  .addError(Wire.ParamError)
-  .addError(Wire.NotFound)
-  .addError(Wire.MethodNotAllowed)
-  .addError(Wire.PayloadTooLarge)
-  .addError(Wire.UnsupportedMediaType)
-  .addError(Wire.InternalError)
+  .addError(ErrorEnvelopes.ParamError)
+  .addError(ErrorEnvelopes.NotFound)
+  .addError(ErrorEnvelopes.MethodNotAllowed)
+  .addError(ErrorEnvelopes.PayloadTooLarge)
+  .addError(ErrorEnvelopes.UnsupportedMediaType)
+  .addError(ErrorEnvelopes.InternalError)
   .annotateContext(
     OpenApi.annotations({
       title: "Merchant Payment Connect mock",

@@ -65,8 +65,15 @@ const onTheWire = <Self extends { readonly msg: string }, I>(
     examples: [new errorClass({ msg: `${code}: see msg` })]
   })
 
-/** The wire schemas, for `HttpApiEndpoint.addError` / `HttpApiGroup.addError`. */
-export const Wire = {
+/**
+ * The error envelopes as schemas, for `HttpApiEndpoint.addError` / `HttpApiGroup.addError`.
+ *
+ * @example
+ * ```ts
+ * HttpApiEndpoint.post("createOrder", CREATE_ORDER_PATH).addError(ErrorEnvelopes.ParamError)
+ * ```
+ */
+export const ErrorEnvelopes = {
   ParamError: onTheWire(ParamError, "paramError", 400, "The body or a parameter is invalid; msg names the field."),
   SignError: onTheWire(
     SignError,
@@ -98,6 +105,14 @@ export const Wire = {
   RateLimited: onTheWire(RateLimited, "rateLimited", 429, "Over the per-appKey rate limit; see Retry-After."),
   InternalError: onTheWire(InternalError, "internalError", 500, "A bug; quote the request id when reporting it.")
 } as const
+
+/**
+ * {@link ErrorEnvelopes} under its first name, kept because `WireErrors.Wire` is public; inside the
+ * mock `Wire` means `@pc/core/Wire`, the contract's schemas.
+ *
+ * @deprecated Use {@link ErrorEnvelopes}.
+ */
+export const Wire = ErrorEnvelopes
 
 /** Any error the mock sends as an envelope. */
 export type WireError =

@@ -1,7 +1,7 @@
 /**
  * Signs callbacks with a platform private key (SHA256withRSA, spec 5.5) on node:crypto's thread
- * pool, not on the event loop. A 2048-bit RSA signature costs 1-2 ms of CPU: signed on the main
- * thread (as `@pc/crypto-node`'s signer does, right for a client signing one request at a time)
+ * pool, not on the event loop. An RSA signature costs far more CPU than the rest of a callback
+ * (bench/RESULTS.md, "The callback dispatcher"): signed on the main thread (as `@pc/crypto-node`'s signer does, right for a client signing one request at a time)
  * the dispatcher could send no more callbacks per second than one thread signs, and everything
  * else the mock does would wait behind it.
  */

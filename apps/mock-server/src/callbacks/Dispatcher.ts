@@ -102,7 +102,7 @@ export const make: Effect.Effect<
   const tick = makeTick({ timing: config, store, speeds, leases, wakeup, ended, sweep, attempts, recordEnded, fibers })
   yield* Effect.forkScoped(Effect.forever(tick))
   // A create falls due at its expiry, usually long after the loop's next wake-up: waking the loop
-  // (its queries) on every create would be most of a create's cost, so only earlier work wakes it.
+  // (its queries) on every create would make each create pay for them, so only earlier work wakes it.
   // While the loop works any change wakes it again, so that nothing committed after its queries
   // waits for the next poll. Plain, not an Effect: a create calls it without a fiber, and only a
   // wake-up needs one.

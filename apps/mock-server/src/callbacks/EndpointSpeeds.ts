@@ -25,11 +25,8 @@ export const START_IN_FLIGHT_PER_MERCHANT = 4
  * no attempt longer than that: its backlog goes out all of this at first, then in batches of half
  * of it (one claim, one transaction for their begun attempts, one for their outcomes), one batch
  * signed and begun while the other is on the wire. An endpoint that answers one request at a
- * time at that speed still answers all of them within half an attempt's time.
- *
- * Measured on a backlog of 10,000 to a local receiver (bench, `profile-callbacks`, 2 cores): 4 in
- * flight per merchant, batches of 4, 980 callbacks/s and 0.67 ms of main-thread CPU each; 16,
- * batches of 16, 1,450-1,560/s and 0.38 ms; 32, batches of 16, 1,910-2,080/s and 0.30-0.32 ms.
+ * time at that speed still answers all of them within half an attempt's time. Why 32 and not 4
+ * or 16: bench/RESULTS.md, "The callback dispatcher".
  */
 export const MAX_IN_FLIGHT_PER_MERCHANT = 32
 

@@ -65,7 +65,7 @@ export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store
     const load = (key: PlatformKey) =>
       Effect.sync((): CurrentPlatformKey => ({ version: key.version, signer: platformSigner(key.privateKeyPem) }))
 
-    // A new environment's first key pair (RSA 2048) keeps a thread-pool thread busy for 50-500 ms: it is
+    // A new environment's first key pair (RSA 2048) keeps a thread-pool thread busy for a while: it is
     // made in the background once the mock listens (`prepare`), or on first need, and whatever signs
     // or lists keys waits for it (`ready`). Made while the mock was still starting, it took one of a
     // 2-core machine's cores from the start (issue 12). On a known environment this is only the

@@ -20,12 +20,12 @@ import type { DeliveryWithAttempts } from "../store/DeliveryStore.js"
 import type { NotFound } from "../store/StoreError.js"
 import { Store } from "../store/Store.js"
 import { Self } from "../UrlRule.js"
-import { OnTheWire } from "./Attempt.js"
+import { type AttemptDeps, OnTheWire } from "./Attempt.js"
 import { makeTick } from "./DeliveryLoop.js"
 import { fastAnswerMs, makeEndpointSpeeds } from "./EndpointSpeeds.js"
 import { ExpirySweep } from "./ExpirySweep.js"
 import { Leases, MAX_FAST_MERCHANTS, MAX_IN_FLIGHT } from "./Leases.js"
-import { EndedAttempts, makeOutcomeRecorder } from "./Outcomes.js"
+import { type EndedAttempt, EndedAttempts, makeOutcomeRecorder } from "./Outcomes.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 import { makeHttpSender } from "./Sender.js"
 import { Wakeup } from "./Wakeup.js"
@@ -59,6 +59,8 @@ export const make: Effect.Effect<
   const clock = yield* Effect.clock
   const nowMs = () => clock.unsafeCurrentTimeMillis()
   const self = yield* Self
+  // Made first, so closed last: an attempt still signing when the dispatcher stops finds the wire stopped.
+  const fibers = yield* FiberSet.make()
   const sender = yield* makeHttpSender({ timeoutMs: config.callbackTimeoutMs, maxSockets: MAX_IN_FLIGHT, self })
   /** How many attempts each merchant may have in flight, by how fast its endpoint answers. */
   const speeds = makeEndpointSpeeds({ fastMs: fastAnswerMs(config.callbackTimeoutMs), maxFast: MAX_FAST_MERCHANTS })
@@ -76,7 +78,7 @@ export const make: Effect.Effect<
     nowMs,
     timing: { backoffMs: config.callbackBackoffMs, maxAgeMs: config.callbackMaxAgeMs }
   })
-  const attempts = {
+  const attempts: AttemptDeps = {
     store,
     keys: yield* PlatformKeys,
     self,
@@ -85,12 +87,11 @@ export const make: Effect.Effect<
     wire,
     nowMs,
     // An attempt ended: it waits for the loop, which it wakes, to be recorded.
-    settle: (one: Parameters<typeof ended.add>[0]) => {
+    settle: (one: EndedAttempt) => {
       ended.add(one, nowMs())
       wakeup.wakeNow()
     }
   }
-  const fibers = yield* FiberSet.make()
   // Outcomes that ended just before a stop are recorded on the way out; attempts still on the wire
   // are cut off first (their rows stay leased, their attempts show no outcome, as after a crash).
   yield* Effect.addFinalizer(() =>

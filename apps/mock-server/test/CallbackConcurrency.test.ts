@@ -1,5 +1,5 @@
 // How many callbacks the dispatcher has in flight and how it batches them (CONTRACT.md "Callbacks";
-// Dispatcher.ts): at most MAX_IN_FLIGHT at once; per merchant START_IN_FLIGHT_PER_MERCHANT, or
+// Leases.ts): at most MAX_IN_FLIGHT at once; per merchant START_IN_FLIGHT_PER_MERCHANT, or
 // MAX_IN_FLIGHT_PER_MERCHANT while its endpoint answers fast; every row it claims attempted at once
 // (the claim counts what each merchant has in flight), and a backlog sent a batch at a time, each
 // batch claimed, signed and begun together. The receiver holds every request open until the test
@@ -8,7 +8,7 @@ import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { Schema } from "effect"
 import { afterEach, expect, it } from "vitest"
-import { MAX_IN_FLIGHT } from "../src/callbacks/Dispatcher.js"
+import { MAX_IN_FLIGHT } from "../src/callbacks/Leases.js"
 import {
   fastAnswerMs,
   MAX_IN_FLIGHT_PER_MERCHANT,

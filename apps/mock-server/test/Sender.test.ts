@@ -1,0 +1,96 @@
+// The HTTP sender (Sender.ts) against real servers on 127.0.0.1: what it reads of an answer, its
+// time limit, and its refusal to send to the mock's own listening address.
+import { Effect, Exit, Scope } from "effect"
+import { createServer, type RequestListener, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterEach, describe, expect, it } from "vitest"
+import { EXCERPT, type PostResult, REACHES_SELF, type Sender, makeHttpSender } from "../src/callbacks/Sender.js"
+import type { SelfAddress } from "../src/config/UrlRule.js"
+
+const servers: Array<Server> = []
+const scopes: Array<Scope.CloseableScope> = []
+
+afterEach(async () => {
+  for (const scope of scopes.splice(0)) await Effect.runPromise(Scope.close(scope, Exit.void))
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+})
+
+/** A server on 127.0.0.1 that counts the requests it is sent. */
+const serve = async (
+  listener: RequestListener
+): Promise<{ readonly port: number; readonly requests: () => number }> => {
+  let requests = 0
+  const server = createServer((request, response) => {
+    requests++
+    listener(request, response)
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { port: (server.address() as AddressInfo).port, requests: () => requests }
+}
+
+const sender = async (self: SelfAddress, timeoutMs = 2_000): Promise<Sender> => {
+  const scope = await Effect.runPromise(Scope.make())
+  scopes.push(scope)
+  return Effect.runPromise(Scope.extend(makeHttpSender({ timeoutMs, maxSockets: 8, self }), scope))
+}
+
+/** Nowhere this test listens. */
+const elsewhere: SelfAddress = { port: 1, listenHost: "127.0.0.1", publicUrl: "http://127.0.0.1:1" }
+
+const post = (to: Sender, url: string, body = "{}") =>
+  new Promise<PostResult>((resolve) => to.post(url, { "content-type": "application/json" }, body, resolve))
+
+describe("the HTTP sender", () => {
+  it("POSTs the body with its headers and reads the status and the start of the answer", async () => {
+    let received = ""
+    const merchant = await serve((request, response) => {
+      request.setEncoding("utf8")
+      request.on("data", (chunk: string) => (received += chunk))
+      request.on("end", () => response.writeHead(500).end("x".repeat(5_000)))
+    })
+    const result = await post(await sender(elsewhere), `http://127.0.0.1:${merchant.port}/notify`, '{"a":1}')
+    expect(result).toEqual({ status: 500, excerpt: "x".repeat(EXCERPT) })
+    expect(received).toBe('{"a":1}')
+  })
+
+  it("gives up on an endpoint that does not answer within its time", async () => {
+    const merchant = await serve(() => {})
+    const result = await post(await sender(elsewhere, 150), `http://127.0.0.1:${merchant.port}/`)
+    expect(result).toEqual({ error: "no answer within 150 ms" })
+  })
+
+  it("says why when nothing listens", async () => {
+    const gone = await serve(() => {})
+    const port = gone.port
+    const server = servers.pop()!
+    await new Promise((resolve) => server.close(resolve))
+    const result = await post(await sender(elsewhere), `http://127.0.0.1:${port}/`)
+    expect(result).toMatchObject({ error: expect.stringMatching(/^request failed: .*ECONNREFUSED/) })
+  })
+
+  it("refuses to send to the mock's own address, whatever name leads there, before a byte is written", async () => {
+    const mock = await serve((_request, response) => response.end("ran"))
+    const self = { port: mock.port, listenHost: "127.0.0.1", publicUrl: "http://example.test" }
+    const to = await sender(self)
+    for (const host of ["localhost", "127.0.0.1", "[::ffff:127.0.0.1]"]) {
+      expect(await post(to, `http://${host}:${mock.port}/dev/platform-keys/rotate`)).toEqual({ error: REACHES_SELF })
+    }
+    expect(mock.requests()).toBe(0)
+  })
+
+  it("bound to every address: refuses the mock on its port, and still sends (on a kept-alive connection) to another server here", async () => {
+    const merchant = await serve((_request, response) => response.end("ok"))
+    const mock = await serve((_request, response) => response.end("ran"))
+    const to = await sender({ port: mock.port, listenHost: "0.0.0.0", publicUrl: "http://example.test" })
+    expect(await post(to, `http://localhost:${merchant.port}/`)).toEqual({ status: 200, excerpt: "ok" })
+    expect(await post(to, `http://localhost:${merchant.port}/`)).toEqual({ status: 200, excerpt: "ok" })
+    expect(await post(to, `http://localhost:${mock.port}/`)).toEqual({ error: REACHES_SELF })
+    expect(await post(to, `http://localhost:${mock.port}/`)).toEqual({ error: REACHES_SELF })
+    expect(merchant.requests()).toBe(2)
+    expect(mock.requests()).toBe(0)
+  })
+})

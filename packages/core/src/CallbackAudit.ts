@@ -459,9 +459,26 @@ export const judge = (check: CheckDefinition, answers: ReadonlyArray<AuditAnswer
     const refused = answers.filter((a) => !isOk(a.status) || a.ms > CALLBACK_TIMEOUT_MS)
     if (refused.length > 0) {
       const first = refused[0]!
-      const count = answers.length > 1 ? `${refused.length} of ${answers.length} answered ` : "answered "
+      const count = answers.length > 1 ? `${refused.length} of ${answers.length}: ` : ""
+      // No answer, or a redirect, says nothing of verification: the cause is named instead.
+      if (first.status === null)
+        return result(
+          "fail",
+          null,
+          `${count}${describeAnswer(first)}: ${
+            first.timedOut === true
+              ? "the endpoint is slower than the callback timeout; store the event, answer 2xx, then do the slow work"
+              : "is the endpoint running, and reachable from where the audit runs?"
+          }.`
+        )
+      if (first.status >= 300 && first.status < 400)
+        return result(
+          "fail",
+          first.status,
+          `${count}answered ${describeAnswer(first)}: callbacks never follow redirects; give the endpoint's final URL.`
+        )
       const late = isOk(first.status) ? ` after ${first.ms} ms, past the callback timeout` : ""
-      return result("fail", first.status, `${count}${describeAnswer(first)}${late}: ${check.wrongBecause}.`)
+      return result("fail", first.status, `${count}answered ${describeAnswer(first)}${late}: ${check.wrongBecause}.`)
     }
   } else {
     const accepted = answers.find((a) => isOk(a.status))

@@ -5,7 +5,10 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createPublicKey, verify as rsaVerify } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { execFile } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Endpoint, type Flaw, startEndpoint, startHostile } from "./support/callbackEndpoints.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
@@ -141,6 +144,31 @@ describe("the callback endpoint audit", () => {
     expect(verdictOf(report, "tampered-body")).toBe("warn")
     expect(report.checks.find((c) => c.id === "wrong-key")!.detail).toContain("5xx")
   })
+
+  it("the README's audit example runs as written and prints each check and the outcome", async () => {
+    const packageDir = fileURLToPath(new URL("..", import.meta.url))
+    const readme = readFileSync(`${packageDir}README.md`, "utf8")
+    const code = /<!-- audit-example: mock -->\s*```js\n([\s\S]*?)```/.exec(readme)![1]!
+    // In the package folder, so that "@pc/mock-server" resolves through its real exports (dist).
+    const file = `${packageDir}.readme-audit-${process.pid}.mjs`
+    writeFileSync(file, code)
+    // An endpoint that accepts everything: the example's mock has platform keys of its own.
+    const lax = await endpoint("no-verification")
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [file], {
+        cwd: packageDir,
+        timeout: 60_000,
+        env: { ...process.env, CALLBACK_URL: lax.url }
+      })
+      const lines = stdout.trim().split("\n")
+      expect(lines).toHaveLength(20)
+      expect(lines[0]).toMatch(/^pass valid 200 \d+ ms accepted/)
+      expect(lines.find((l) => l.includes(" tampered-body "))).toMatch(/^fail tampered-body 200/)
+      expect(lines.at(-1)).toBe("failed")
+    } finally {
+      rmSync(file, { force: true })
+    }
+  }, 90_000)
 
   it("refuses to audit the mock itself (the notify-URL rule)", async () => {
     const answer = await dev(mock.url, "POST", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/audit`, {

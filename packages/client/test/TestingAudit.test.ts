@@ -1,7 +1,10 @@
 // @pc/client/testing's in-process audit: the same battery as the mock's, against Fetch handlers.
 // This package's own verifier passes with nothing acted on twice; a handler that acts on every
 // delivery fails the duplicate checks; one that verifies a re-serialised body fails its check.
+import { execFile } from "node:child_process"
 import { createPublicKey, verify } from "node:crypto"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import { createCallbackVerifier } from "../src/Promise.js"
 import * as Testing from "../src/Testing.js"
@@ -79,4 +82,22 @@ describe("Testing.auditHandler", () => {
     expect(report.checks[0]!.detail).toContain("the handler threw: boom")
     expect(report.passed).toBe(false)
   })
+
+  it("the README's audit example runs as written and prints passed", async () => {
+    const packageDir = new URL("..", import.meta.url).pathname
+    const readme = readFileSync(`${packageDir}README.md`, "utf8")
+    const code = /<!-- audit-example: client -->\s*```ts\n([\s\S]*?)```/.exec(readme)![1]!
+    // In the package folder, so that "@pc/client/testing" resolves through its real exports (dist).
+    const file = `${packageDir}.readme-audit-${process.pid}.ts`
+    writeFileSync(file, code)
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", file], {
+        cwd: packageDir,
+        timeout: 60_000
+      })
+      expect(stdout.trim().split("\n").at(-1)).toBe("passed")
+    } finally {
+      rmSync(file, { force: true })
+    }
+  }, 90_000)
 })

@@ -96,4 +96,20 @@ describe("client README callback recipes pass the callback endpoint audit", () =
     },
     150_000
   )
+
+  it("the express.json()-first mistake fails valid: the parser ran before the verifier", async () => {
+    const recipe = await start("express-json-first.ts", env)
+    try {
+      const answer = await fetch(`${merchant.mock.url}/dev/merchants/${TEST_MERCHANT_APP_KEY}/audit`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ url: `${recipe.url}/callbacks` })
+      })
+      const report = ((await answer.json()) as { data: CallbackAudit.AuditReport }).data
+      expect(report.passed).toBe(false)
+      expect(report.checks.find((c) => c.id === "valid")).toMatchObject({ verdict: "fail", status: 500 })
+    } finally {
+      await recipe.stop()
+    }
+  }, 150_000)
 })

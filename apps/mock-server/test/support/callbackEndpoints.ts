@@ -18,7 +18,6 @@ export type Flaw =
   | "slow"
   | "forgery-500"
   | "optional-signature"
-  | "own-clock-timestamp"
 
 export interface Endpoint {
   readonly url: string
@@ -85,8 +84,7 @@ export const startEndpoint = async (mockUrl: string, appKey: string, flaw: Flaw)
         if (flaw === "plus-as-space") signature = new URLSearchParams(`s=${signature}`).get("s") ?? ""
         if (!/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return refuse(response, "malformed signature")
         const body = flaw === "reserialised-body" ? JSON.stringify(JSON.parse(raw)) : raw
-        const stamp = flaw === "own-clock-timestamp" ? String(Math.floor(Number(ts))) : ts
-        const ok = rsaVerify("sha256", Buffer.from(`${appKey}.${stamp}.${body}`), key, Buffer.from(signature, "base64"))
+        const ok = rsaVerify("sha256", Buffer.from(`${appKey}.${ts}.${body}`), key, Buffer.from(signature, "base64"))
         if (!ok) return refuse(response, "bad signature")
         if (seenSignatures.has(ts + signature)) return refuse(response, "replayed")
         seenSignatures.add(ts + signature)

@@ -170,6 +170,16 @@ describe("the callback endpoint audit", () => {
     }
   }, 90_000)
 
+  it("refuses a cross-site request from a web page (another Origin), like every changing /dev/ route", async () => {
+    const answer = await fetch(`${mock.url}/dev/merchants/${TEST_MERCHANT_APP_KEY}/audit`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://attacker.example" },
+      body: JSON.stringify({ url: "http://127.0.0.1:9/cb" })
+    })
+    expect(answer.status, await answer.clone().text()).toBe(401)
+    expect(((await answer.json()) as { code: string }).code).toBe("unauthorized")
+  })
+
   it("refuses to audit the mock itself (the notify-URL rule)", async () => {
     const answer = await dev(mock.url, "POST", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/audit`, {
       url: `${mock.url.replace("127.0.0.1", "localhost")}/dev/platform-keys/rotate`

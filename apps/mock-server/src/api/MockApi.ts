@@ -319,6 +319,7 @@ export class AuditMenu extends HttpApiGroup.make("audit")
       .setPayload(AuditRequest)
       .addSuccess(S.Success(AuditReport))
       .addError(Wire.NotFound)
+      .addError(Wire.Unauthorized)
       .addError(Wire.UnsupportedMediaType)
       .annotateContext(
         OpenApi.annotations({

@@ -72,6 +72,10 @@ describe("the callback endpoint audit", () => {
     expect(deliveries.json.data).toEqual([])
     const order = await dev<{ status: string }>(mock.url, "GET", `/dev/orders/${report.orderSn}`)
     expect(order.json.data!.status).toBe("PAID")
+    // Again, with the process's wrong key made: the audit's own time against a correct endpoint.
+    const again = performance.now()
+    expect(failed(await auditOf(mock, correct.url))).toEqual([])
+    console.info(`second audit of a correct Node endpoint: ${Math.round(performance.now() - again)} ms`)
     const after = await dev<{ notifyUrl: string | null }>(mock.url, "GET", `/dev/merchants/${TEST_MERCHANT_APP_KEY}`)
     expect(after.json.data!.notifyUrl).toBe(before.json.data!.notifyUrl)
   })

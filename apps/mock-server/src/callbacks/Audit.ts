@@ -9,10 +9,11 @@ import type { Crypto } from "@pc/core"
 import * as CallbackAudit from "@pc/core/CallbackAudit"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { generateKeyPairSync, randomUUID } from "node:crypto"
+import { generateKeyPair, randomUUID } from "node:crypto"
 import { type IncomingMessage, request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { Socket } from "node:net"
+import { promisify } from "node:util"
 import { MockConfig } from "../Config.js"
 import { MockEvents } from "../events/MockEvents.js"
 import { notFound, paramError } from "../http/Envelope.js"
@@ -26,11 +27,14 @@ import { platformSigner } from "./CallbackSigner.js"
 /** How much of an answer is read: the status is what counts, a 10 MB answer is never downloaded. */
 const ANSWER_CAP_BYTES = 4096
 
-let wrongKey: Crypto.Signer | undefined
-/** A key that is no platform key, made once per process (`wrong-key` signs with it). */
-const wrongSigner = (): Crypto.Signer => {
-  wrongKey ??= platformSigner(
-    generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+let wrongKey: Promise<Crypto.Signer> | undefined
+/**
+ * A key that is no platform key, made once per process (`wrong-key` signs with it), on the thread
+ * pool: a 2048-bit key takes up to a second to make, which the event loop must not wait for.
+ */
+const wrongSigner = (): Promise<Crypto.Signer> => {
+  wrongKey ??= promisify(generateKeyPair)("rsa", { modulusLength: 2048 }).then(({ privateKey }) =>
+    platformSigner(privateKey.export({ type: "pkcs8", format: "pem" }).toString())
   )
   return wrongKey
 }
@@ -177,7 +181,7 @@ export const audit = (appKey: string, input: AuditInput) =>
       },
       platformSigner: key.signer,
       keyVersion: key.version,
-      wrongSigner: wrongSigner()
+      wrongSigner: yield* Effect.promise(wrongSigner)
     }
     return yield* Effect.promise(() =>
       CallbackAudit.run(setup, httpSend(checked.url, self), {

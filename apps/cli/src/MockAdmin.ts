@@ -24,6 +24,11 @@ type Answer<K extends keyof Client["dev"]> = Extract<
 
 /** A merchant as `GET /dev/merchants/{appKey}` shows it. */
 export type Merchant = Answer<"getMerchant">
+/** The callback endpoint audit's report. */
+export type AuditReport = Extract<
+  Effect.Effect.Success<ReturnType<Client["audit"]["auditEndpoint"]>>,
+  { readonly data: unknown }
+>["data"]
 /** A platform key as `GET /dev/platform-keys` lists it. */
 export type PlatformKey = Answer<"rotatePlatformKey">
 /** A callback delivery with its attempts, as `GET /dev/callbacks` lists it. */
@@ -86,6 +91,11 @@ export interface MockAdminService {
   readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly callbacks: (orderSn?: string) => Effect.Effect<ReadonlyArray<Delivery>, MockAdminError>
   readonly resendCallback: (id: string) => Effect.Effect<Delivery, MockAdminError>
+  /** `POST /dev/merchants/{appKey}/audit`: the callback endpoint audit, which takes up to 60 s. */
+  readonly audit: (
+    appKey: string,
+    input: { readonly url?: string | undefined; readonly orderSn?: string | undefined }
+  ) => Effect.Effect<AuditReport, MockAdminError>
   /**
    * `GET /dev/events`: the mock's events from now on, until the stream is interrupted.
    * `onConnected` runs once the mock has answered (its `: connected` comment).
@@ -172,7 +182,7 @@ export const make = (options: {
       devToken: options.devToken === undefined ? undefined : Redacted.make(options.devToken)
     }),
     HttpClient.HttpClient,
-    ({ dev }, http) => {
+    ({ audit, dev }, http) => {
       const call = <A, E extends { readonly _tag: string; readonly message: string }>(
         effect: Effect.Effect<{ readonly data: A }, E>
       ): Effect.Effect<A, MockAdminError> =>
@@ -204,6 +214,21 @@ export const make = (options: {
         moveOrder: (orderSn, move) => call(moves[move]({ path: { orderSn } })),
         callbacks: (orderSn) => call(dev.listCallbacks({ urlParams: orderSn === undefined ? {} : { orderSn } })),
         resendCallback: (id) => call(dev.resendCallback({ path: { id } })),
+        // Not `call`: the audit may take its whole 60 s, past the 15 s every other call is given.
+        audit: (appKey, input) =>
+          audit
+            .auditEndpoint({
+              path: { appKey },
+              payload: {
+                ...(input.url === undefined ? {} : { url: input.url }),
+                ...(input.orderSn === undefined ? {} : { orderSn: input.orderSn })
+              }
+            })
+            .pipe(
+              Effect.map(({ data }) => data),
+              Effect.timeout("75 seconds"),
+              Effect.mapError(classify(options.baseUrl))
+            ),
         // A stream the typed client cannot give (it reads a Text answer whole): read here, line by line.
         events: (onConnected) =>
           HttpClientResponse.stream(

@@ -15,6 +15,7 @@ const contractRoutes: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = 
   ["/dev/merchants/{appKey}/keys", ["post"]],
   ["/dev/merchants/{appKey}/keys/{version}/disable", ["post"]],
   ["/dev/merchants/{appKey}/notify-url", ["put"]],
+  ["/dev/merchants/{appKey}/audit", ["post"]],
   ["/dev/platform-keys", ["get"]],
   ["/dev/platform-keys/rotate", ["post"]],
   ["/dev/orders/{orderSn}", ["get"]],

@@ -203,3 +203,5 @@ export const verifierOptions = (options: {
     platformKeys: { [environment]: { [options.keyVersion ?? 1]: options.platformPublicKeyPem } }
   }
 }
+
+export { type AuditHandlerOptions, auditHandler, type FetchHandler } from "./TestingAudit.js"

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 export * as Base64 from "./Base64.js"
+export * as CallbackAudit from "./CallbackAudit.js"
 export * as Canonical from "./Canonical.js"
 export * as Crypto from "./Crypto.js"
 export * as Environment from "./Environment.js"

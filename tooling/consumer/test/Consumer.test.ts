@@ -165,6 +165,60 @@ describe("a merchant's project with every package installed from its tarball", (
     }
   })
 
+  it("npx pc callbacks audit: a correct endpoint passes (exit 0), one that verifies nothing fails (exit 1)", async () => {
+    const mock = await startPcMock(project, ["--env", "production"])
+    // The merchant's endpoint, written with the Promise facade on plain node:http.
+    write(
+      project,
+      "audit-endpoint.mjs",
+      `import { createServer } from "node:http"
+import { createCallbackVerifier } from "@pc/client/promise"
+
+const keys = (await (await fetch(process.env.PC_BASE_URL + "/dev/platform-keys")).json()).data
+const verifier = await createCallbackVerifier({
+  environment: "production",
+  appKey: process.env.PC_APP_KEY,
+  platformKeys: { production: Object.fromEntries(keys.map((k) => [k.version, k.publicKeyPem])) }
+})
+const stored = new Set()
+createServer(async (req, res) => {
+  const chunks = []
+  for await (const chunk of req) chunks.push(chunk)
+  if (process.env.LAX === "1") return res.writeHead(200).end()
+  const request = new Request("http://localhost" + req.url, { method: "POST", headers: req.headers, body: Buffer.concat(chunks) })
+  const response = await verifier.handleCallbackRequest(request, (event) => void stored.add(event.eventId))
+  res.writeHead(response.status).end(Buffer.from(await response.arrayBuffer()))
+}).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("listening"))
+`
+    )
+    const appKey = "7e57c0de-0000-4000-8000-000000000001"
+    const endpoints: Array<Running> = []
+    try {
+      const endpointUrl = async (lax: boolean) => {
+        const port = await freePort()
+        const endpoint = background("node", ["audit-endpoint.mjs"], {
+          cwd: project,
+          env: env({ PC_BASE_URL: mock.url, PC_APP_KEY: appKey, PORT: String(port), LAX: lax ? "1" : "0" })
+        })
+        endpoints.push(endpoint)
+        await endpoint.waitForOutput(/listening/, "the endpoint's ready line")
+        return `http://127.0.0.1:${port}/callbacks`
+      }
+      const pcEnv = { env: { PC_BASE_URL: mock.url, PC_APP_KEY: appKey }, timeoutMs: 90_000 }
+      const passed = await run("npx", ["pc", "callbacks", "audit", await endpointUrl(false)], project, pcEnv)
+      expect(passed.code, passed.stdout + passed.stderr).toBe(0)
+      expect(passed.stdout).toMatch(/^passed: 19 pass, 0 warn, 0 fail/m)
+      const failed = await run("npx", ["pc", "callbacks", "audit", await endpointUrl(true), "--json"], project, pcEnv)
+      expect(failed.code).toBe(1)
+      const report = JSON.parse(failed.stdout) as { passed: boolean; checks: Array<{ id: string; verdict: string }> }
+      expect(report.passed).toBe(false)
+      expect(report.checks.find((c) => c.id === "tampered-body")?.verdict).toBe("fail")
+    } finally {
+      for (const endpoint of endpoints) endpoint.kill("SIGKILL")
+      mock.kill("SIGKILL")
+    }
+  }, 180_000)
+
   it("the mock README's vitest recipe (globalSetup): a test creates an order with the Promise facade and verifies its order.paid", async () => {
     const recipes = blocksOf(readReadme("apps/mock-server/README.md"), "recipe").filter(({ name }) =>
       name.startsWith("vitest-")

@@ -1,17 +1,21 @@
 /**
  * `pc callbacks sign|verify|resend`: a callback signed with a test platform key (`@pc/client/testing`),
  * a callback checked exactly as a merchant's endpoint would (`@pc/client`'s verifier), and a delivery
- * queued again on the mock.
+ * queued again on the mock, and the callback endpoint audit (`pc callbacks audit`).
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Testing } from "@pc/client"
 import { NodeCrypto } from "@pc/crypto-node"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { bodyBytes, keyFile } from "../Input.js"
-import { using } from "../MockAdmin.js"
-import { colour, json, print, run, usage } from "../Output.js"
+import { type AuditReport, using } from "../MockAdmin.js"
+import { colour, json, line, note, print, run, usage } from "../Output.js"
 import { platformKeyRing, verifyCallback } from "../PlatformKeys.js"
 import { flags, requireAppKey, resolve, withSettings } from "../Settings.js"
 
@@ -150,10 +154,94 @@ const resend = Command.make(
   Command.withDescription("Queue a callback delivery again, signed afresh.\nExample: pc callbacks resend DELIVERY_ID")
 )
 
+type AuditCheck = AuditReport["checks"][number]
+
+const verdictText = (check: AuditCheck) =>
+  check.verdict === "pass"
+    ? colour.green("pass")
+    : check.verdict === "warn"
+      ? colour.yellow("warn")
+      : colour.red("fail")
+
+const checkLine = (check: AuditCheck) =>
+  `${verdictText(check)} ${check.id.padEnd(22)} ${String(check.status ?? "-").padStart(3)} ${String(check.ms).padStart(5)} ms  ${check.detail}`
+
+const audit = Command.make(
+  "audit",
+  {
+    baseUrl: flags.baseUrl,
+    appKey: flags.appKey,
+    url: Args.text({ name: "URL" }).pipe(
+      Args.optional,
+      Args.withDescription("the endpoint to audit (default: the merchant's notify URL)")
+    ),
+    orderSn: Options.text("order-sn").pipe(
+      Options.optional,
+      Options.withDescription("an order your app created, for handlers that refuse unknown orders")
+    ),
+    json
+  },
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const appKey = yield* requireAppKey(settings)
+      const input = {
+        url: Option.getOrUndefined(o.url),
+        orderSn: Option.getOrUndefined(o.orderSn)
+      }
+      const printed = new Set<string>()
+      const show = (check: AuditCheck) =>
+        printed.has(check.id)
+          ? Effect.void
+          : Effect.zipRight(
+              Effect.sync(() => printed.add(check.id)),
+              line(checkLine(check))
+            )
+      let report: AuditReport
+      if (o.json) report = yield* using(settings, (admin) => admin.audit(appKey, input))
+      else {
+        // Each check as it is judged: the mock's audit.check events, read while the audit runs.
+        const connected = yield* Deferred.make<void>()
+        report = yield* using(settings, (admin) =>
+          Effect.gen(function* () {
+            const reader = yield* admin.events(Deferred.succeed(connected, undefined)).pipe(
+              Stream.runForEach((event) =>
+                event.type === "audit.check" && event.appKey === appKey ? show(event.check) : Effect.void
+              ),
+              Effect.ignore,
+              Effect.fork
+            )
+            // Without the events (an old mock, a proxy that buffers), the report still prints whole.
+            yield* Deferred.await(connected).pipe(Effect.timeout("3 seconds"), Effect.ignore)
+            yield* note(`auditing ${input.url ?? "the notify URL"} for ${appKey} (up to 60 s)`)
+            const answer = yield* admin.audit(appKey, input)
+            yield* Effect.sleep("100 millis")
+            yield* Fiber.interrupt(reader)
+            return answer
+          })
+        )
+      }
+      if (o.json) yield* line(JSON.stringify(report))
+      else {
+        yield* Effect.forEach(report.checks, show, { discard: true })
+        const count = (verdict: string) => report.checks.filter((c) => c.verdict === verdict).length
+        yield* line(
+          `${report.passed ? colour.green("passed") : colour.red("failed")}: ${count("pass")} pass, ${count("warn")} warn, ${count("fail")} fail, ${report.url} (${report.environment}, order ${report.orderSn})`
+        )
+      }
+      if (!report.passed) process.exitCode = 1
+    })
+  )
+).pipe(
+  Command.withDescription(
+    "Audit your callback endpoint: valid and forged callbacks, judged (exit 1 when a check fails).\n" +
+      "Example: pc callbacks audit http://127.0.0.1:3000/callbacks"
+  )
+)
+
 /** `pc callbacks`. */
 export const callbacks = Command.make("callbacks").pipe(
   Command.withDescription(
     "Sign, verify and resend callbacks.\nExample: pc callbacks verify --body @body.json --ts TS --signature SIG --key-version 1 --env sandbox"
   ),
-  Command.withSubcommands([sign, verify, resend])
+  Command.withSubcommands([sign, verify, resend, audit])
 )

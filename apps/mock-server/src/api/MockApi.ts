@@ -14,6 +14,7 @@ import { Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import * as Schema from "effect/Schema"
 import { ErrorEnvelopes } from "./WireErrors.js"
+import { AuditReport, AuditRequest } from "./AuditSchemas.js"
 import * as S from "./Schemas.js"
 import { completeDocument, signedRequestSecurity } from "./Webhooks.js"
 
@@ -310,10 +311,40 @@ export class ServiceRoutes extends HttpApiGroup.make("service")
     })
   ) {}
 
+/** `/dev/merchants/{appKey}/audit`: the callback endpoint audit (CONTRACT.md), mock only. */
+export class AuditMenu extends HttpApiGroup.make("audit")
+  .add(
+    HttpApiEndpoint.post("auditEndpoint", "/dev/merchants/:appKey/audit")
+      .setPath(appKeyPath)
+      .setPayload(AuditRequest)
+      .addSuccess(S.Success(AuditReport))
+      .addError(ErrorEnvelopes.NotFound)
+      .addError(ErrorEnvelopes.Unauthorized)
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Audit a callback endpoint: a battery of valid and forged callbacks, judged, within 60 s",
+          description:
+            "Sends callbacks shaped like this environment's real ones (valid, re-serialisable bodies, unknown fields, a retry, " +
+            "5 concurrent duplicates, tampered and pretty-printed bodies, stale, future and mismatched timestamps, unknown key " +
+            "version, a wrong key, another appKey, missing headers, malformed signatures, a replay) and answers the report. " +
+            "Never follows redirects, never changes the notify URL, records no delivery; each check is also an `audit.check` event."
+        })
+      )
+  )
+  .middleware(DevAccess)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Callback endpoint audit",
+      description: "Is the merchant's callback endpoint right? (mock only)"
+    })
+  ) {}
+
 /** The whole surface. Every route also answers internalError 500 for a bug (logged with its request id). */
 export class MockApi extends HttpApi.make("mock")
   .add(ServiceApi)
   .add(DevMenu)
+  .add(AuditMenu)
   .add(Checkout)
   .add(ServiceRoutes)
   // What every route can answer: the app's own routing, body and decode answers, and a bug.

@@ -80,6 +80,8 @@ details.attempt summary { cursor: pointer; display: flex; flex-wrap: wrap; align
 .kv { display: flex; flex-wrap: wrap; gap: .1rem .6rem; margin-top: .3rem; }
 .error { color: var(--bad); }
 .hint { color: var(--warn); }
+.audit-checks { list-style: none; margin: .4rem 0 0; padding: 0; display: grid; gap: .35rem; }
+.audit-checks li { border-top: 1px solid #eef0f3; padding-top: .3rem; }
 .item { padding: .5rem 0; border-top: 1px solid var(--line); display: grid; gap: .3rem; }
 .item:first-child { border-top: 0; padding-top: 0; }
 .item summary { cursor: pointer; display: flex; gap: .5rem; align-items: center; }

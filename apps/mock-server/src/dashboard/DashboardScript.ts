@@ -5,6 +5,7 @@
  * Everything from the wire goes into the page as text nodes (`textContent`), never as HTML: merchant
  * order ids, URLs and error texts are chosen by whoever calls the mock.
  */
+import type * as AuditSchemas from "../api/AuditSchemas.js"
 import type * as S from "../api/Schemas.js"
 import type { MockEvent } from "../events/MockEvents.js"
 import type { opensslVerifyCommand } from "./VerifyCommand.js"
@@ -26,6 +27,7 @@ type Attempt = typeof S.DeliveryAttempt.Type
 type Merchant = typeof S.Merchant.Type
 type PlatformKey = typeof S.PlatformKey.Type
 type RequestEvent = Extract<MockEvent, { readonly type: "request" }>
+type AuditReport = typeof AuditSchemas.AuditReport.Type
 
 /**
  * Runs the dashboard in the page: loads orders, deliveries, merchants and platform keys from
@@ -117,8 +119,14 @@ export function dashboardMain(lib: DashboardLib): void {
   class Unauthorized extends Error {}
 
   /** Calls a /dev route (relative to the page, so a mock served under a path prefix works too). */
-  const api = async <A>(method: "GET" | "POST", path: string): Promise<A> => {
-    const response = await fetch(new URL(path, document.baseURI), { method, headers: headers(), cache: "no-store" })
+  const api = async <A>(method: "GET" | "POST", path: string, body?: unknown): Promise<A> => {
+    const response = await fetch(new URL(path, document.baseURI), {
+      method,
+      cache: "no-store",
+      ...(body === undefined
+        ? { headers: headers() }
+        : { headers: { ...headers(), "content-type": "application/json" }, body: JSON.stringify(body) })
+    })
     const envelope = (await response.json().catch(() => null)) as {
       readonly code?: string
       readonly msg?: string | null
@@ -337,6 +345,66 @@ export function dashboardMain(lib: DashboardLib): void {
     byId("orders-count").textContent = String(elements.length)
   }
 
+  /** Each merchant's last callback endpoint audit: running, its report, or why it could not run. */
+  const audits = new Map<
+    string,
+    { readonly running: true } | { readonly report: AuditReport } | { readonly error: string }
+  >()
+
+  const auditView = (appKey: string): HTMLElement | null => {
+    const state = audits.get(appKey)
+    if (state === undefined) return null
+    if ("running" in state) return el("p", { class: "muted", "data-testid": "audit-running" }, "Auditing… (up to 60 s)")
+    if ("error" in state) return el("p", { class: "why hint", "data-testid": "audit-error" }, state.error)
+    const { report } = state
+    const count = (verdict: string) => report.checks.filter((check) => check.verdict === verdict).length
+    return el(
+      "div",
+      { class: "audit", "data-testid": "audit-report" },
+      el(
+        "div",
+        { class: "row wrap" },
+        badge(report.passed ? "passed" : "failed", report.passed ? "ok" : "bad"),
+        el("span", { class: "small muted" }, `${count("pass")} pass · ${count("warn")} warn · ${count("fail")} fail`),
+        el("code", { class: "small" }, report.url)
+      ),
+      el(
+        "ol",
+        { class: "audit-checks" },
+        ...report.checks.map((check) =>
+          el(
+            "li",
+            { "data-testid": "audit-check", "data-check": check.id, "data-verdict": check.verdict },
+            el(
+              "div",
+              { class: "row wrap" },
+              badge(check.verdict, check.verdict === "pass" ? "ok" : check.verdict === "warn" ? "warn" : "bad"),
+              el("code", {}, check.id),
+              el(
+                "span",
+                { class: "small muted" },
+                `${check.status ?? (check.id === "latency" ? "slowest" : "no answer")} · ${check.ms} ms`
+              )
+            ),
+            check.verdict === "pass" ? null : el("div", { class: "why small" }, check.detail)
+          )
+        )
+      )
+    )
+  }
+
+  const runAudit = (button: HTMLElement, appKey: string): void => {
+    button.setAttribute("disabled", "")
+    audits.set(appKey, { running: true })
+    renderMerchants()
+    api<AuditReport>("POST", `dev/merchants/${encodeURIComponent(appKey)}/audit`, {})
+      .then(
+        (report) => audits.set(appKey, { report }),
+        (error: unknown) => audits.set(appKey, { error: error instanceof Error ? error.message : String(error) })
+      )
+      .finally(renderMerchants)
+  }
+
   const renderMerchants = (): void => {
     byId("merchants").replaceChildren(
       ...merchants.map((merchant) =>
@@ -362,7 +430,25 @@ export function dashboardMain(lib: DashboardLib): void {
                 `v${key.version} ${key.status}`
               )
             )
-          )
+          ),
+          (() => {
+            const button = el(
+              "button",
+              {
+                type: "button",
+                class: "small",
+                "data-action": "audit",
+                title: "Send valid and forged callbacks to the notify URL and judge the answers"
+              },
+              "Audit endpoint"
+            )
+            const last = audits.get(merchant.appKey)
+            if (merchant.notifyUrl === null || (last !== undefined && "running" in last))
+              button.setAttribute("disabled", "")
+            button.addEventListener("click", () => runAudit(button, merchant.appKey))
+            return el("div", { class: "row wrap" }, button)
+          })(),
+          auditView(merchant.appKey)
         )
       )
     )

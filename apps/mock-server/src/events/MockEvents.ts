@@ -3,6 +3,7 @@
  * and `pc`: orders created and moved, delivery attempts, platform key rotations, and one `request`
  * event per request (with the signature check's verdict for create-order).
  */
+import type * as CallbackAudit from "@pc/core/CallbackAudit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -29,6 +30,14 @@ export type MockEvent =
       readonly eventType: string
     }
   | { readonly type: "platformKey.rotated"; readonly at: string; readonly version: number }
+  | {
+      /** One check of a callback endpoint audit, as it is judged (callbacks/Audit.ts). */
+      readonly type: "audit.check"
+      readonly at: string
+      readonly appKey: string
+      readonly url: string
+      readonly check: CallbackAudit.CheckResult
+    }
   | {
       readonly type: "request"
       readonly at: string

@@ -58,13 +58,15 @@ export interface OrderStore {
   /**
    * Moves a CREATED order to a final state and records its callback delivery in the same
    * transaction, so no move is ever without its callback and no callback without its move. Fails
-   * with {@link NotFound}, or {@link AlreadyFinal} when the order has left CREATED.
+   * with {@link NotFound}, or {@link AlreadyFinal} when the order has left CREATED. A draft of
+   * `undefined` records no delivery: the callback endpoint audit pays its own order, and sends its
+   * callbacks itself.
    */
   readonly moveOrder: (
     orderSn: string,
     to: "PAID" | "FAILED" | "EXPIRED",
     nowMs: number,
-    draft: (order: OrderRecord) => DeliveryDraft
+    draft: (order: OrderRecord) => DeliveryDraft | undefined
   ) => Effect.Effect<OrderRecord, SqlError | NotFound | AlreadyFinal>
 
   /** Orders still CREATED whose time to live has passed (at most 100, earliest first). */
@@ -252,7 +254,8 @@ export const makeOrderStore = Effect.gen(function* () {
             return yield* new AlreadyFinal({ status: existing.value.status })
           }
           const order = moved.value
-          yield* insertDelivery(sql, order, now, draft(order))
+          const delivery = draft(order)
+          if (delivery !== undefined) yield* insertDelivery(sql, order, now, delivery)
           return order
         }).pipe(badRowIsDefect)
       ),

@@ -160,6 +160,20 @@ const serveOnWhenStdoutFails = Effect.sync(() => {
   process.stdout.on("error", () => undefined)
 })
 
+/**
+ * The last ready lines: how to stop the mock and what to run next, named as this checkout runs pc
+ * (the repository's `pnpm mock` script, or an installed `npx pc mock`).
+ */
+const nextSteps = (): string => {
+  const pnpm = /\bpnpm\/(\S+)/.exec(process.env.npm_config_user_agent ?? "")?.[1]
+  const viaScript = pnpm !== undefined && ["mock", "pc"].includes(process.env.npm_lifecycle_event ?? "")
+  const pc = viaScript ? `npx -y pnpm@${pnpm} pc` : "npx pc"
+  return [
+    "  stop:                 Ctrl-C",
+    `  next:                 in another terminal, ${pc} merchants create --generate-key ./keys`
+  ].join("\n")
+}
+
 /** Serves until the runtime interrupts it (SIGINT, SIGTERM), then closes the server and the database. */
 const serve = (config: MockConfigShape) =>
   Effect.zipRight(
@@ -170,7 +184,7 @@ const serve = (config: MockConfigShape) =>
         Effect.zipRight(Console.log("the mock stopped"))
       )
     ).pipe(
-      Effect.tap((server) => Console.log(readyMessage(server))),
+      Effect.tap((server) => Console.log(`${readyMessage(server)}\n${nextSteps()}`)),
       Effect.zipRight(stopWhenLaunchersGone),
       Effect.zipRight(Effect.never)
     )

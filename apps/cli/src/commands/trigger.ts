@@ -40,6 +40,15 @@ const attemptLines = (orderSn: string, found: FirstAttempt | null): Array<string
       ]
     : [
         `${colour.red("not delivered")} to ${attempt.url}: ${answer}`,
+        // A refused connection is most often a notify URL left by a listener that has ended: say
+        // whose URL it is and how to change it, not only the errno.
+        ...(/ECONNREFUSED/.test(attempt.error ?? "")
+          ? [
+              colour.dim(
+                `nothing listens there: ${attempt.url} is the merchant's notify URL (set by pc listen, pc merchants create --notify-url or PUT /dev/merchants/<appKey>/notify-url); run pc listen to receive callbacks here`
+              )
+            ]
+          : []),
         colour.dim(
           nextAttemptAt === null
             ? `the mock gives up on it; pc orders show ${orderSn}`

@@ -67,7 +67,7 @@ const sign = Command.make(
 ).pipe(
   Command.withDescription(
     "Sign a callback body with a TEST platform key, for your webhook handler's tests.\n" +
-      "Example: pc callbacks sign --body @event.json --platform-key test-platform-private.pem"
+      "Example: npx pc callbacks sign --body @event.json --platform-key test-platform-private.pem"
   )
 )
 
@@ -127,7 +127,7 @@ const verify = Command.make(
 ).pipe(
   Command.withDescription(
     "Verify a callback as your endpoint must: exact body bytes, X-R-Ts, X-R-Signature, X-R-Key-Version.\n" +
-      "Example: pc callbacks verify --body @body.json --ts 1700000000000 --signature 'base64...' --key-version 1 --env sandbox"
+      "Example: npx pc callbacks verify --body @body.json --ts 1700000000000 --signature 'base64...' --key-version 1 --env sandbox"
   )
 )
 
@@ -147,13 +147,15 @@ const resend = Command.make(
     })
   )
 ).pipe(
-  Command.withDescription("Queue a callback delivery again, signed afresh.\nExample: pc callbacks resend DELIVERY_ID")
+  Command.withDescription(
+    "Queue a callback delivery again, signed afresh.\nExample: npx pc callbacks resend DELIVERY_ID"
+  )
 )
 
 /** `pc callbacks`. */
 export const callbacks = Command.make("callbacks").pipe(
   Command.withDescription(
-    "Sign, verify and resend callbacks.\nExample: pc callbacks verify --body @body.json --ts TS --signature SIG --key-version 1 --env sandbox"
+    "Sign, verify and resend callbacks.\nExample: npx pc callbacks verify --body @body.json --ts TS --signature SIG --key-version 1 --env sandbox"
   ),
   Command.withSubcommands([sign, verify, resend])
 )

@@ -131,7 +131,7 @@ const options = {
   trigger: Options.choiceWithValue("trigger", eventMoves).pipe(
     Options.optional,
     Options.withDescription(
-      "once listening, create and move an order so one such callback arrives (as pc trigger does); needs the key file"
+      "once listening, create and move an order so one such callback arrives (as npx pc trigger does); needs the key file"
     )
   ),
   keyFile: flags.keyFile,
@@ -348,7 +348,7 @@ export const listen = Command.make(
         )
         progress.log(
           colour.dim(
-            `notify URL set to ${notifyUrl}${Option.isSome(o.trigger) ? "" : "; trigger one with: pc trigger order.paid"} (Ctrl-C to stop)`
+            `notify URL set to ${notifyUrl}${Option.isSome(o.trigger) ? "" : "; trigger one with: npx pc trigger order.paid"} (Ctrl-C to stop)`
           )
         )
       }
@@ -363,6 +363,6 @@ export const listen = Command.make(
 ).pipe(
   Command.withDescription(
     "Receive the mock's callbacks here: verify, print and optionally forward each one.\n" +
-      "Example: pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid"
+      "Example: npx pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid"
   )
 )

@@ -198,6 +198,6 @@ export const mock = Command.make("mock", flags, (options) =>
 ).pipe(
   Command.withDescription(
     "Run the Merchant Payment Connect mock server (Ctrl-C, SIGINT or SIGTERM stops it).\n" +
-      "Example: pc mock --env production --port 4010"
+      "Example: npx pc mock --env production --port 4010"
   )
 )

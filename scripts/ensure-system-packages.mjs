@@ -8,12 +8,34 @@
 // postinst scripts start them through invoke-rc.d, which asks /usr/sbin/policy-rc.d first: where
 // there is none (a container without Docker's, a VM), one that denies every start is put there for
 // the install and removed after, so that apt-get leaves no postgres, mariadbd or redis-server
-// running behind the tests.
+// running behind the tests. Their postinst scripts also enable the services at boot
+// (deb-systemd-helper makes the multi-user.target.wants links whatever policy-rc.d says): the links
+// the install added are removed after it, so the machine boots as it did before.
+//
+// PC_NO_SYSTEM_PACKAGES=1 installs nothing: the suites that need a missing package are left out of
+// the run, each named with the reason (tooling/servers' excludedWithout, crypto-web's config).
 import { execFileSync } from "node:child_process"
-import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { missingSystemPackages, systemPackages } from "../tooling/servers/SystemPackages.mjs"
 
+/** The services enabled at boot: the links in /etc/systemd/system/*.wants/. */
+const bootLinks = () => {
+  const root = "/etc/systemd/system"
+  if (!existsSync(root)) return []
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name.endsWith(".wants"))
+    .flatMap((dir) => readdirSync(join(root, dir.name)).map((name) => join(root, dir.name, name)))
+}
+
 const missing = missingSystemPackages()
+if (missing.length > 0 && process.env.PC_NO_SYSTEM_PACKAGES === "1") {
+  console.log(
+    "PC_NO_SYSTEM_PACKAGES=1: nothing is installed; the suites that need these are skipped:\n" +
+      missing.map((pkg) => `  ${pkg.name}: ${pkg.purpose}`).join("\n")
+  )
+  process.exit(0)
+}
 if (missing.length > 0) {
   const names = missing.map((pkg) => pkg.name)
   const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")
@@ -37,6 +59,7 @@ if (missing.length > 0) {
     )
     chmodSync(policy, 0o755)
   }
+  const enabledBefore = new Set(bootLinks())
   try {
     execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...names], {
       stdio: "inherit",
@@ -44,6 +67,16 @@ if (missing.length > 0) {
     })
   } finally {
     if (ownPolicy) rmSync(policy, { force: true })
+    // Enabled by the install: disabled again (systemctl disable works without a running systemd;
+    // where there is none, the link itself is removed).
+    for (const link of bootLinks().filter((link) => !enabledBefore.has(link))) {
+      const unit = link.slice(link.lastIndexOf("/") + 1)
+      try {
+        execFileSync("systemctl", ["disable", "--quiet", unit], { stdio: "ignore" })
+      } catch {}
+      rmSync(link, { force: true })
+      console.log(`left ${unit} disabled at boot, as it was before the install`)
+    }
   }
   const still = missingSystemPackages()
   if (still.length > 0) {

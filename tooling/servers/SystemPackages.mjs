@@ -30,3 +30,21 @@ export const systemPackages = [
 ]
 
 export const missingSystemPackages = () => systemPackages.filter((pkg) => !pkg.installed())
+
+/**
+ * The test files to leave out of a run, given what each needs (`{ "test/Store.test.ts":
+ * ["postgresql"] }`): those that need a package that is missing while PC_NO_SYSTEM_PACKAGES=1 asked
+ * that nothing be installed. Each one left out is printed with the reason, so the run says which
+ * suites it skipped. Without that variable nothing is left out: a missing package fails its suite
+ * with its own message, as before.
+ */
+export const excludedWithout = (needs) => {
+  if (process.env.PC_NO_SYSTEM_PACKAGES !== "1") return []
+  const missing = new Set(missingSystemPackages().map((pkg) => pkg.name))
+  return Object.entries(needs).flatMap(([file, names]) => {
+    const absent = names.filter((name) => missing.has(name))
+    if (absent.length === 0) return []
+    console.warn(`skipped ${file}: needs ${absent.join(", ")}, not installed (PC_NO_SYSTEM_PACKAGES=1)`)
+    return [file]
+  })
+}

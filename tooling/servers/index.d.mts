@@ -62,3 +62,15 @@ export interface SystemPackage {
 export declare const systemPackages: ReadonlyArray<SystemPackage>
 /** The system packages not found on this machine. */
 export declare const missingSystemPackages: () => ReadonlyArray<SystemPackage>
+/**
+ * The test files to leave out of a run because a Debian package they need is missing and
+ * PC_NO_SYSTEM_PACKAGES=1 (each printed with its reason); none without that variable.
+ *
+ * @example
+ * ```ts
+ * export default defineConfig({
+ *   test: { exclude: [...configDefaults.exclude, ...excludedWithout({ "test/Redis.test.ts": ["redis-server"] })] }
+ * })
+ * ```
+ */
+export declare const excludedWithout: (needs: Readonly<Record<string, ReadonlyArray<string>>>) => Array<string>

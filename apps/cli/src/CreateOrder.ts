@@ -50,7 +50,7 @@ const failureOf = (error: PaymentClientError.PaymentClientError): CliFailure => 
         kind: "Network",
         code: error._tag,
         message: error.message,
-        hint: "is the service running? for the mock: pc mock, and --base-url (PC_BASE_URL) pointing at it"
+        hint: "is the service running? for the mock: npx pc mock, and --base-url (PC_BASE_URL) pointing at it"
       })
     case "ConfigurationError":
       return new CliFailure({ kind: "Usage", code: error.reason, message: error.message })

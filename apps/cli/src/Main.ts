@@ -25,12 +25,13 @@ import { platformKeys } from "./commands/platformKeys.js"
 import { sign } from "./commands/sign.js"
 import { trigger } from "./commands/trigger.js"
 import { bashCompletions, bashCompletionsRequested } from "./Completions.js"
+import { renderHelp } from "./Help.js"
 import { colourOnlyOnTerminal } from "./Output.js"
 import { unknownFlagMessage } from "./UnknownFlags.js"
 
 const pc = Command.make("pc").pipe(
   Command.withDescription(
-    "Merchant Payment Connect from the command line.\nExample: pc merchants create --generate-key ./keys"
+    "Merchant Payment Connect from the command line.\nExample: npx pc merchants create --generate-key ./keys"
   ),
   Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen, logs])
 )
@@ -42,12 +43,25 @@ const cli = Command.run(pc, { name: "pc", version })
 
 const unknown = unknownFlagMessage(pc.descriptor, process.argv.slice(2))
 
+/** The words before `--`; help is asked for by `--help` or `-h` among them. */
+const words = process.argv.slice(2)
+const ownWords = words.includes("--") ? words.slice(0, words.indexOf("--")) : words
+/** The terminal's width (COLUMNS where it is no terminal), at most 120: longer lines read badly. */
+const width = Math.min(120, process.stdout.columns ?? (Number(process.env.COLUMNS) || 80))
+// An unknown flag before --help is named first, as the parser would have (UnknownFlags.ts).
+const help =
+  unknown === undefined && ownWords.some((word) => word === "--help" || word === "-h")
+    ? renderHelp(pc.descriptor, ownWords, version, width)
+    : undefined
+
 const program = bashCompletionsRequested(process.argv)
   ? Effect.flatMap(bashCompletions(pc, "pc"), Console.log)
-  : unknown !== undefined
-    ? // Named here: the parser would stop at it and report the options after it as missing.
-      Effect.zipRight(Console.error(unknown), Effect.fail(ValidationError.invalidArgument(HelpDoc.p(unknown))))
-    : colourOnlyOnTerminal(cli(process.argv))
+  : help !== undefined
+    ? Effect.sync(() => process.stdout.write(help))
+    : unknown !== undefined
+      ? // Named here: the parser would stop at it and report the options after it as missing.
+        Effect.zipRight(Console.error(unknown), Effect.fail(ValidationError.invalidArgument(HelpDoc.p(unknown))))
+      : colourOnlyOnTerminal(cli(process.argv))
 
 program.pipe(
   // Command.run (or the unknown-flag check) has already printed what is wrong with the command line:

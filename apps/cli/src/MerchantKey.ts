@@ -31,7 +31,7 @@ export const signerRing = (settings: Settings): Effect.Effect<KeyRing.KeyRing<Cr
       catch: (error) =>
         usage(
           `the private key file ${file} cannot sign: ${error instanceof Error ? error.message : String(error)}`,
-          "give the PKCS#8 file that pc keys generate wrote (merchant-private.pem)"
+          "give the PKCS#8 file that npx pc keys generate wrote (merchant-private.pem)"
         )
     })
   })

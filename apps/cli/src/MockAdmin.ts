@@ -275,9 +275,9 @@ export const toCliFailure = (error: MockAdminError): CliFailure =>
     message: error.message,
     hint:
       error.kind === "Network"
-        ? "is the mock running? start it with pc mock, or point --base-url (PC_BASE_URL) at it"
+        ? "is the mock running? start it with npx pc mock, or point --base-url (PC_BASE_URL) at it"
         : error.code === "unauthorized"
-          ? "the mock is not on loopback: set PC_DEV_TOKEN (or pc config set dev-token) to its developer token"
+          ? "the mock is not on loopback: set PC_DEV_TOKEN (or npx pc config set dev-token) to its developer token"
           : undefined
   })
 

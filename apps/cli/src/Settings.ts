@@ -75,7 +75,7 @@ export const readProfile = (): Effect.Effect<Profile, CliFailure> =>
     catch: (error) =>
       usage(
         `the profile ${configFile()} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-        "fix or delete the file, then run pc config set again"
+        "fix or delete the file, then run npx pc config set again"
       )
   })
 
@@ -239,13 +239,15 @@ export const resolve = (given: Partial<Flags> = {}): Effect.Effect<Settings, Cli
 /** The appKey, or a usage failure that says how to set one. */
 export const requireAppKey = (settings: Settings): Effect.Effect<string, CliFailure> =>
   settings.appKey === undefined
-    ? Effect.fail(usage("no appKey", "pass --app-key, set PC_APP_KEY, or run pc config set app-key APPKEY"))
+    ? Effect.fail(usage("no appKey", "pass --app-key, set PC_APP_KEY, or run npx pc config set app-key APPKEY"))
     : Effect.succeed(settings.appKey)
 
 /** The private key file, or a usage failure that says how to set one. */
 export const requireKeyFile = (settings: Settings): Effect.Effect<string, CliFailure> =>
   settings.keyFile === undefined
-    ? Effect.fail(usage("no private key file", "pass --key-file, set PC_KEY_FILE, or run pc config set key-file PATH"))
+    ? Effect.fail(
+        usage("no private key file", "pass --key-file, set PC_KEY_FILE, or run npx pc config set key-file PATH")
+      )
     : Effect.succeed(settings.keyFile)
 
 /**

@@ -60,4 +60,29 @@ describe("pc listen", () => {
     const refused = JSON.parse(await listener.waitForLine((l) => l.includes('"verdict":"refused"'), "the refusal"))
     expect(refused).toMatchObject({ reason: "BadSignature", keyVersion: "1", answered: 401, eventType: null })
   }, 180_000)
+
+  it("puts the notify URL back as it was when it ends on Ctrl-C", async () => {
+    const merchantOf = async () =>
+      (
+        (await (await fetch(`${mock.url}/dev/merchants/${testMerchant.appKey}`)).json()) as {
+          data: { notifyUrl: string | null }
+        }
+      ).data.notifyUrl
+    const own = "http://127.0.0.1:9/the-merchants-own-endpoint"
+    await fetch(`${mock.url}/dev/merchants/${testMerchant.appKey}/notify-url`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ notifyUrl: own })
+    })
+    const env = { PC_CONFIG_DIR: freshConfigDir(), PC_BASE_URL: mock.url, PC_APP_KEY: testMerchant.appKey }
+    const run = pcBackground(["listen"], { env })
+    listener = run
+    await run.waitForOutput(/notify URL set to (\S+)/, "ready")
+    expect(await merchantOf()).not.toBe(own)
+
+    run.child.kill("SIGINT")
+    expect(await run.exited).toBe(0)
+    expect(await merchantOf()).toBe(own)
+    expect(run.stderr()).toContain(`notify URL put back to ${own}`)
+  }, 180_000)
 })

@@ -63,5 +63,40 @@ describe("SIGTERM to the outer process of a backgrounded mock", () => {
 
     mock.child.kill("SIGTERM")
     await until(async () => !(await accepting(port)), 60_000, `port ${port} still open after SIGTERM`, mock.child)
+    // Every stop says why: the signal, or which launcher went away.
+    await until(async () => mock.output().includes("the mock stopped"), 10_000, "no stop line", mock.child)
+    expect(mock.output()).toMatch(/stopping the mock: (SIGTERM|the process that launched it \(.+, pid \d+\) ended)\n/)
+  })
+})
+
+/**
+ * The exit of a child process (its code, or the signal that ended it), once every process that
+ * holds its output (the mock outlives npm exec by a moment) has closed it.
+ */
+const closed = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code, signal) => resolve({ code, signal }))
+  )
+
+describe("Ctrl-C on the README's start command", () => {
+  // A terminal's Ctrl-C sends SIGINT to the whole foreground process group: npm exec, pnpm, the
+  // shell and the mock get it at once, and pnpm passes it on once more. With the dashboard open
+  // (its /dev/events stream never ends by itself) the mock must still stop, in its own words.
+  it("ends in the mock's own stop lines, no package manager error, exit 0 or 130", async () => {
+    const port = await freePort()
+    const mock = launch("npx", ["-y", PNPM, "mock", "--port", String(port), "--db", ":memory:"])
+    const done = closed(mock.child)
+    await until(async () => mock.output().includes(`http://127.0.0.1:${port}`), 120_000, "not ready", mock.child)
+    const events = await fetch(`http://127.0.0.1:${port}/dev/events`)
+    expect(events.status).toBe(200)
+
+    process.kill(-mock.child.pid!, "SIGINT")
+    const exit = await done
+    // npm exec ends by the signal itself, which a shell reports as 130.
+    expect(exit.code === 0 || exit.code === 130 || exit.signal === "SIGINT").toBe(true)
+    expect(mock.output()).not.toContain("ELIFECYCLE")
+    expect(mock.output()).toContain("stopping the mock: Ctrl-C (SIGINT)\n")
+    expect(mock.output().trimEnd().split("\n").at(-1)).toBe("the mock stopped")
+    await events.body?.cancel().catch(() => undefined)
   })
 })

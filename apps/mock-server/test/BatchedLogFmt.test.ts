@@ -7,8 +7,7 @@ import { describe, expect, it } from "vitest"
 import { batchedWriter } from "../src/log/BatchedLogFmt.js"
 
 const LIMIT = 64 * 1024
-const line = (i: number) =>
-  `timestamp=2026-11-24T00:00:00.000Z level=INFO fiber= message=request n=${i} ${"x".repeat(150)}`
+const line = (i: number) => `timestamp=2026-11-24T00:00:00.000Z level=INFO message=request n=${i} ${"x".repeat(150)}`
 
 describe("the mock's batched log writer", () => {
   it("keeps at most its limit waiting for a reader that stops, drops the rest, and says how many once the reader is back", async () => {
@@ -40,7 +39,7 @@ describe("the mock's batched log writer", () => {
     const lines = Buffer.concat(out).toString("utf8").trimEnd().split("\n")
     const notice = lines.findIndex((l) => l.includes("log lines dropped"))
     expect(lines[notice]).toContain(`message="${dropped} log lines dropped: stdout was not read`)
-    expect(lines[notice]).toMatch(/^timestamp=\S+ level=WARN fiber= message=/)
+    expect(lines[notice]).toMatch(/^timestamp=\S+ level=WARN message=/)
     // Every line not dropped arrived whole and in order, the last one after the notice.
     expect(lines.length - 1).toBe(written - dropped)
     expect(lines.at(-1)).toBe(line(written - 1))

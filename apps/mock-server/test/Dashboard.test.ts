@@ -90,6 +90,10 @@ describe("the dashboard at GET /", () => {
     expect(headers).toContain(`X-R-Signature: ${received!.headers["x-r-signature"]}`)
     expect(headers).toContain(`X-R-Ts: ${received!.headers["x-r-ts"]}`)
     expect(await page.evaluate(() => (window as { notReloaded?: boolean }).notReloaded)).toBe(true)
+    // The browser asks for no /favicon.ico (the page names its own), so the log shows no 404 of it;
+    // with no developer token in use there is nothing to forget.
+    expect(await page.locator('[data-testid="request"]', { hasText: "favicon" }).count()).toBe(0)
+    expect(await page.locator("#forget-token").isHidden()).toBe(true)
     await screenshot(page, "dashboard-1280-paid")
     expect(outside).toEqual([])
     await page.context().close()
@@ -266,6 +270,7 @@ describe("the dashboard of a mock bound off loopback (0.0.0.0, a generated devel
     await waitLive(page)
     expect(await page.getByTestId("token-panel").isHidden()).toBe(true)
     expect(await page.evaluate(() => sessionStorage.getItem("pc-mock-dev-token"))).toBe(token)
+    expect(await page.locator("#forget-token").isVisible()).toBe(true)
     const order = card(page, orderSn)
     await order.locator('[data-action="pay"]').click()
     await page.locator(`[data-testid="order"][data-order-sn="${orderSn}"][data-status="PAID"]`).waitFor()

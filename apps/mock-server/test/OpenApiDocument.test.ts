@@ -1,6 +1,7 @@
 // /openapi.json as a document other tools consume: valid OpenAPI 3.1 (checked by an independent
-// validator), the callbacks as webhooks with their signing rules, the signature headers as security,
-// and an example on every request and response body.
+// validator), the callbacks as webhooks with their signing rules, the signature headers described
+// once as the header parameters they are (with a sample /docs can show that works), and an example on
+// every request and response body.
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
@@ -84,17 +85,43 @@ describe("/openapi.json as OpenAPI 3.1", () => {
     }
   })
 
-  it("documents the four request headers as security schemes that apply together to create-order", () => {
-    const schemes = (document.components as { securitySchemes: Record<string, Json> }).securitySchemes
-    const names = Object.values(schemes)
-      .filter((s) => s.type === "apiKey" && s.in === "header")
-      .map((s) => s.name)
-    expect(names).toEqual(expect.arrayContaining(Object.values(Headers.RequestHeaders)))
+  it("describes the four request headers once, as headers with examples, not as a token or key scheme", () => {
+    const schemes = ((document.components as Json).securitySchemes ?? {}) as Record<string, Json>
+    // A signature is computed per request: no scheme (apiKey, bearer) may stand for an X-R-* header.
+    const requestHeaders: ReadonlyArray<string> = Object.values(Headers.RequestHeaders)
+    expect(Object.values(schemes).filter((scheme) => requestHeaders.includes(String(scheme.name)))).toEqual([])
     const create = (document.paths as Record<string, Record<string, Json>>)[Wire.CREATE_ORDER_PATH]!.post!
-    const [requirement] = create.security as Array<Record<string, unknown>>
-    expect(Object.keys(requirement!).map((key) => schemes[key]!.name)).toEqual(
-      expect.arrayContaining(Object.values(Headers.RequestHeaders))
-    )
+    expect(create.security).toEqual([])
+    const parameters = (create.parameters as Array<Json>).filter((p) => p.in === "header")
+    for (const name of requestHeaders) {
+      const described = parameters.filter((p) => String(p.name).toLowerCase() === name.toLowerCase())
+      expect(described, name).toHaveLength(1)
+      expect(String(described[0]!.example ?? "")).not.toBe("")
+      expect(String(described[0]!.description)).not.toMatch(/bearer|token/i)
+    }
+    expect(JSON.stringify(document)).not.toContain("YOUR_SECRET_TOKEN")
+  })
+
+  it("shows how to sign: the string to sign, an openssl and curl sample, and pc sign --curl", () => {
+    const create = (document.paths as Record<string, Record<string, Json>>)[Wire.CREATE_ORDER_PATH]!.post!
+    const description = String(create.description)
+    expect(description).toContain(`POST ${Wire.CREATE_ORDER_PATH}\n<appKey>.<X-R-TS>.<raw body>`)
+    expect(description).toContain("openssl dgst -sha256 -sign")
+    expect(description).toMatch(/npx pc sign .*--curl/)
+    const [sample] = create["x-codeSamples"] as Array<Json>
+    expect(String(sample!.source)).toContain('-H "X-R-Signature: $SIG"')
+  })
+
+  it("describes the create-order body as the contract has it: amount a string or a number, no invented fields", () => {
+    const create = (document.paths as Record<string, Record<string, Json>>)[Wire.CREATE_ORDER_PATH]!.post!
+    const schema = ((create.requestBody as Json).content as Record<string, Json>)["application/json"]!.schema as Json
+    const properties = schema.properties as Record<string, Json>
+    expect(Object.keys(properties)).toEqual(["orderId", "amount", "currency"])
+    expect((properties.amount!.anyOf as Array<Json>).map((branch) => branch.type)).toEqual(["string", "number"])
+    // Unknown fields are allowed by leaving additionalProperties out (an explicit true made /docs
+    // show a "propertyName*" field).
+    expect("additionalProperties" in schema).toBe(false)
+    expect(JSON.stringify(document)).not.toContain('"additionalProperties":true')
   })
 
   it("gives every request and response body an example", () => {

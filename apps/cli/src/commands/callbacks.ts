@@ -71,7 +71,7 @@ const sign = Command.make(
 ).pipe(
   Command.withDescription(
     "Sign a callback body with a TEST platform key, for your webhook handler's tests.\n" +
-      "Example: pc callbacks sign --body @event.json --platform-key test-platform-private.pem"
+      "Example: npx pc callbacks sign --body @event.json --platform-key test-platform-private.pem"
   )
 )
 
@@ -131,7 +131,7 @@ const verify = Command.make(
 ).pipe(
   Command.withDescription(
     "Verify a callback as your endpoint must: exact body bytes, X-R-Ts, X-R-Signature, X-R-Key-Version.\n" +
-      "Example: pc callbacks verify --body @body.json --ts 1700000000000 --signature 'base64...' --key-version 1 --env sandbox"
+      "Example: npx pc callbacks verify --body @body.json --ts 1700000000000 --signature 'base64...' --key-version 1 --env sandbox"
   )
 )
 
@@ -151,7 +151,9 @@ const resend = Command.make(
     })
   )
 ).pipe(
-  Command.withDescription("Queue a callback delivery again, signed afresh.\nExample: pc callbacks resend DELIVERY_ID")
+  Command.withDescription(
+    "Queue a callback delivery again, signed afresh.\nExample: npx pc callbacks resend DELIVERY_ID"
+  )
 )
 
 type AuditCheck = AuditReport["checks"][number]
@@ -241,7 +243,7 @@ const audit = Command.make(
 /** `pc callbacks`. */
 export const callbacks = Command.make("callbacks").pipe(
   Command.withDescription(
-    "Sign, verify and resend callbacks.\nExample: pc callbacks verify --body @body.json --ts TS --signature SIG --key-version 1 --env sandbox"
+    "Sign, verify and resend callbacks.\nExample: npx pc callbacks verify --body @body.json --ts TS --signature SIG --key-version 1 --env sandbox"
   ),
   Command.withSubcommands([sign, verify, resend, audit])
 )

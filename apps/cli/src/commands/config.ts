@@ -28,7 +28,7 @@ const set = Command.make("set", { name, value: Args.text({ name: "VALUE" }), jso
 ).pipe(
   Command.withDescription(
     "Save a setting in the profile (mode 0600). key-file takes the key's path, never the key.\n" +
-      "Example: pc config set key-file ./keys/merchant-private.pem"
+      "Example: npx pc config set key-file ./keys/merchant-private.pem"
   )
 )
 
@@ -41,7 +41,7 @@ const unset = Command.make("unset", { name, json }, (o) =>
       yield* print(o.json, { file, name: o.name }, (r) => [`${r.name} removed from ${r.file}`])
     })
   )
-).pipe(Command.withDescription("Remove a setting from the profile.\nExample: pc config unset app-key"))
+).pipe(Command.withDescription("Remove a setting from the profile.\nExample: npx pc config unset app-key"))
 
 const show = Command.make("show", { json }, (o) =>
   run(
@@ -73,12 +73,14 @@ const show = Command.make("show", { json }, (o) =>
 ).pipe(
   Command.withDescription(
     "Show the settings in force and where each comes from (flag, env, profile, default); secrets redacted.\n" +
-      "Example: pc config show --json"
+      "Example: npx pc config show --json"
   )
 )
 
 /** `pc config`. */
 export const config = Command.make("config").pipe(
-  Command.withDescription("The saved profile.\nExample: pc config set app-key 7e57c0de-0000-4000-8000-000000000001"),
+  Command.withDescription(
+    "The saved profile.\nExample: npx pc config set app-key 7e57c0de-0000-4000-8000-000000000001"
+  ),
   Command.withSubcommands([set, unset, show])
 )

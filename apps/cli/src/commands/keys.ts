@@ -33,14 +33,14 @@ const generate = Command.make("generate", { bits, out, json }, (options) =>
         `private key (keep secret, mode 0600): ${r.privateKeyFile}`,
         `public key (upload it):              ${r.publicKeyFile}`,
         `fingerprint (SPKI SHA-256):          ${r.fingerprint}`,
-        colour.dim(`next: pc merchants create --public-key ${r.publicKeyFile} --key-file ${r.privateKeyFile}`)
+        colour.dim(`next: npx pc merchants create --public-key ${r.publicKeyFile} --key-file ${r.privateKeyFile}`)
       ])
     })
   )
 ).pipe(
   Command.withDescription(
     "Generate a merchant RSA key pair: PKCS#8 private key (mode 0600) and SPKI public key.\n" +
-      "Example: pc keys generate --bits 2048 --out ./keys"
+      "Example: npx pc keys generate --bits 2048 --out ./keys"
   )
 )
 
@@ -62,12 +62,12 @@ const inspect = Command.make(
 ).pipe(
   Command.withDescription(
     "Show a key file's type, size and SPKI SHA-256 fingerprint (never the private key).\n" +
-      "Example: pc keys inspect ./keys/merchant-public.pem"
+      "Example: npx pc keys inspect ./keys/merchant-public.pem"
   )
 )
 
 /** `pc keys`: generate and inspect merchant key pairs. */
 export const keys = Command.make("keys").pipe(
-  Command.withDescription("Merchant RSA keys.\nExample: pc keys generate --out ./keys"),
+  Command.withDescription("Merchant RSA keys.\nExample: npx pc keys generate --out ./keys"),
   Command.withSubcommands([generate, inspect])
 )

@@ -131,7 +131,7 @@ const options = {
   trigger: Options.choiceWithValue("trigger", eventMoves).pipe(
     Options.optional,
     Options.withDescription(
-      "once listening, create and move an order so one such callback arrives (as pc trigger does); needs the key file"
+      "once listening, create and move an order so one such callback arrives (as npx pc trigger does); needs the key file"
     )
   ),
   keyFile: flags.keyFile,
@@ -313,7 +313,25 @@ export const listen = Command.make(
       const host = o.host.includes(":") ? `[${o.host}]` : o.host
       const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}/`
       const notifyUrl = Option.getOrElse(o.notifyUrl, () => url)
-      yield* using(settings, (admin) => admin.setNotifyUrl(appKey, notifyUrl))
+      // The notify URL goes back to what it was when listen ends (Ctrl-C included): left on this
+      // listener's port, it sent the next `pc trigger`'s callback to a port nothing listens on.
+      const before = (yield* using(settings, (admin) => admin.merchant(appKey))).notifyUrl
+      yield* Effect.acquireRelease(
+        using(settings, (admin) => admin.setNotifyUrl(appKey, notifyUrl)),
+        () => {
+          const say = (line: string) => Effect.sync(() => process.stderr.write(`${colour.dim(line)}\n`))
+          if (before === notifyUrl) return Effect.void
+          if (before === null) {
+            return say(`the notify URL stays ${notifyUrl}: ${appKey} had none before, and the mock keeps one once set`)
+          }
+          return using(settings, (admin) => admin.setNotifyUrl(appKey, before)).pipe(
+            Effect.zipRight(say(`notify URL put back to ${before}`)),
+            Effect.catchAll((failure) =>
+              say(`could not put the notify URL back to ${before}: ${failure.message}; it stays ${notifyUrl}`)
+            )
+          )
+        }
+      )
       const ready: ListenEvent = {
         type: "ready",
         url,
@@ -330,7 +348,7 @@ export const listen = Command.make(
         )
         progress.log(
           colour.dim(
-            `notify URL set to ${notifyUrl}${Option.isSome(o.trigger) ? "" : "; trigger one with: pc trigger order.paid"} (Ctrl-C to stop)`
+            `notify URL set to ${notifyUrl}${Option.isSome(o.trigger) ? "" : "; trigger one with: npx pc trigger order.paid"} (Ctrl-C to stop)`
           )
         )
       }
@@ -345,6 +363,6 @@ export const listen = Command.make(
 ).pipe(
   Command.withDescription(
     "Receive the mock's callbacks here: verify, print and optionally forward each one.\n" +
-      "Example: pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid"
+      "Example: npx pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid"
   )
 )

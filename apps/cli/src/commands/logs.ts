@@ -59,12 +59,12 @@ const tail = Command.make(
 ).pipe(
   Command.withDescription(
     "Print the mock's requests as they happen, with each create-order's signature verdict and its likely cause; " +
-      "--json prints one JSON object per line. Ends on Ctrl-C.\nExample: pc logs tail"
+      "--json prints one JSON object per line. Ends on Ctrl-C.\nExample: npx pc logs tail"
   )
 )
 
 /** `pc logs`. */
 export const logs = Command.make("logs").pipe(
-  Command.withDescription("The mock's request log.\nExample: pc logs tail --json"),
+  Command.withDescription("The mock's request log.\nExample: npx pc logs tail --json"),
   Command.withSubcommands([tail])
 )

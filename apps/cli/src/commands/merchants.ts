@@ -26,7 +26,7 @@ const create = Command.make(
     generateKey: Options.directory("generate-key").pipe(
       Options.optional,
       Options.withDescription(
-        "make a new key pair in this directory (as pc keys generate does) and register it; the private key file is saved in the profile"
+        "make a new key pair in this directory (as npx pc keys generate does) and register it; the private key file is saved in the profile"
       )
     ),
     notifyUrl: Options.text("notify-url").pipe(Options.optional, Options.withDescription("where callbacks go")),
@@ -62,14 +62,14 @@ const create = Command.make(
             ]),
         `${colour.green("created")} merchant ${r.appKey} (key version ${r.keyVersion})`,
         `saved as the profile's app-key${privateKeyFile === undefined ? "" : " and key-file"} in ${r.profile}`,
-        colour.dim("next: pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid")
+        colour.dim("next: npx pc listen --forward-to http://localhost:3000/webhooks/payment --trigger order.paid")
       ])
     })
   )
 ).pipe(
   Command.withDescription(
     "Register a merchant on the mock with your public key (or a key pair made here); appKey and key file are saved in the profile.\n" +
-      "Example: pc merchants create --generate-key ./keys"
+      "Example: npx pc merchants create --generate-key ./keys"
   )
 )
 
@@ -99,7 +99,7 @@ const keysOf = (o: {
       generateKeyPair(
         o.generateKey.value,
         2048,
-        `register the existing pair: pc merchants create --public-key ${o.generateKey.value}/merchant-public.pem --key-file ${o.generateKey.value}/merchant-private.pem, or give --generate-key another directory`
+        `register the existing pair: npx pc merchants create --public-key ${o.generateKey.value}/merchant-public.pem --key-file ${o.generateKey.value}/merchant-private.pem, or give --generate-key another directory`
       ),
       (generated) => ({ publicKeyFile: generated.publicKeyFile, privateKeyFile: generated.privateKeyFile, generated })
     )
@@ -133,7 +133,7 @@ const show = Command.make(
       ])
     })
   )
-).pipe(Command.withDescription("Show the configured merchant and its key versions.\nExample: pc merchants show"))
+).pipe(Command.withDescription("Show the configured merchant and its key versions.\nExample: npx pc merchants show"))
 
 const add = Command.make(
   "add",
@@ -149,12 +149,14 @@ const add = Command.make(
       const publicKeyPem = yield* keyFile(o.file, "public key file")
       const added = yield* using(settings, (admin) => admin.addMerchantKey(appKey, publicKeyPem))
       yield* print(o.json, added, (r) => [
-        `uploaded as key version ${r.keyVersion}; sign with it: pc config set key-version ${r.keyVersion}`
+        `uploaded as key version ${r.keyVersion}; sign with it: npx pc config set key-version ${r.keyVersion}`
       ])
     })
   )
 ).pipe(
-  Command.withDescription("Upload another public key (key rotation).\nExample: pc merchants keys add new-public.pem")
+  Command.withDescription(
+    "Upload another public key (key rotation).\nExample: npx pc merchants keys add new-public.pem"
+  )
 )
 
 const disable = Command.make(
@@ -172,16 +174,16 @@ const disable = Command.make(
       yield* print(o.json, disabled, (r) => [`key version ${r.version} is ${r.status}`])
     })
   )
-).pipe(Command.withDescription("Disable a key version.\nExample: pc merchants keys disable 1"))
+).pipe(Command.withDescription("Disable a key version.\nExample: npx pc merchants keys disable 1"))
 
 /** `pc merchants`. */
 export const merchants = Command.make("merchants").pipe(
-  Command.withDescription("Merchants on the mock.\nExample: pc merchants create --generate-key ./keys"),
+  Command.withDescription("Merchants on the mock.\nExample: npx pc merchants create --generate-key ./keys"),
   Command.withSubcommands([
     create,
     show,
     Command.make("keys").pipe(
-      Command.withDescription("The merchant's public keys.\nExample: pc merchants keys add new-public.pem"),
+      Command.withDescription("The merchant's public keys.\nExample: npx pc merchants keys add new-public.pem"),
       Command.withSubcommands([add, disable])
     )
   ])

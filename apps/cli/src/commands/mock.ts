@@ -108,11 +108,40 @@ const report = (error: unknown) =>
   })
 
 /**
+ * Why the mock stops, for the line that says it is stopping: the first of Ctrl-C, SIGTERM or a
+ * launcher gone wins.
+ */
+let stopReason: string | undefined
+
+/**
+ * Notes which signal stops the mock. The runtime (NodeRuntime.runMain) interrupts the mock on the
+ * first SIGINT or SIGTERM and then removes its own listeners; a launcher that passes Ctrl-C on (pnpm,
+ * npm exec) sends the mock a second SIGINT while it is still closing, and with no listener left that
+ * second one killed it before it said anything, so pnpm reported "ELIFECYCLE Command failed". These
+ * listeners stay until the process ends, so a repeated signal changes nothing and the mock finishes
+ * its stop and exits 0.
+ */
+const noteStopSignals = Effect.sync(() => {
+  process.on("SIGINT", () => {
+    stopReason ??= "Ctrl-C (SIGINT)"
+  })
+  process.on("SIGTERM", () => {
+    stopReason ??= "SIGTERM"
+  })
+})
+
+/**
  * Stops the mock as on SIGTERM when a process that launched it is gone (`kill` of a backgrounded
  * `npx pnpm mock`: see process/Launchers.ts), instead of serving on, orphaned.
  */
 const stopWhenLaunchersGone = Effect.acquireRelease(
-  Effect.sync(() => whenLaunchersGone(() => process.kill(process.pid, "SIGTERM"))),
+  Effect.sync(() =>
+    whenLaunchersGone((gone) => {
+      const who = gone.name === "" ? `pid ${gone.pid}` : `${gone.name}, pid ${gone.pid}`
+      stopReason ??= `the process that launched it (${who}) ended`
+      process.kill(process.pid, "SIGTERM")
+    })
+  ),
   (stopWatching) => Effect.sync(stopWatching)
 )
 
@@ -131,14 +160,31 @@ const serveOnWhenStdoutFails = Effect.sync(() => {
   process.stdout.on("error", () => undefined)
 })
 
+/**
+ * The last ready lines: how to stop the mock and what to run next, named as this checkout runs pc
+ * (the repository's `pnpm mock` script, or an installed `npx pc mock`).
+ */
+const nextSteps = (): string => {
+  const pnpm = /\bpnpm\/(\S+)/.exec(process.env.npm_config_user_agent ?? "")?.[1]
+  const viaScript = pnpm !== undefined && ["mock", "pc"].includes(process.env.npm_lifecycle_event ?? "")
+  const pc = viaScript ? `npx -y pnpm@${pnpm} pc` : "npx pc"
+  return [
+    "  stop:                 Ctrl-C",
+    `  next:                 in another terminal, ${pc} merchants create --generate-key ./keys`
+  ].join("\n")
+}
+
 /** Serves until the runtime interrupts it (SIGINT, SIGTERM), then closes the server and the database. */
 const serve = (config: MockConfigShape) =>
   Effect.zipRight(
-    Effect.zipRight(serveOnWhenStdoutFails, limitHeapWhileServing),
+    Effect.zipRight(Effect.zipRight(serveOnWhenStdoutFails, noteStopSignals), limitHeapWhileServing),
     Effect.acquireRelease(Effect.tryPromise({ try: () => start(config), catch: (error) => error }), (server) =>
-      Console.log("stopping the mock").pipe(Effect.zipRight(Effect.promise(() => server.close())))
+      Console.log(`stopping the mock: ${stopReason ?? "its command ended"}`).pipe(
+        Effect.zipRight(Effect.promise(() => server.close())),
+        Effect.zipRight(Console.log("the mock stopped"))
+      )
     ).pipe(
-      Effect.tap((server) => Console.log(readyMessage(server))),
+      Effect.tap((server) => Console.log(`${readyMessage(server)}\n${nextSteps()}`)),
       Effect.zipRight(stopWhenLaunchersGone),
       Effect.zipRight(Effect.never)
     )
@@ -152,6 +198,6 @@ export const mock = Command.make("mock", flags, (options) =>
 ).pipe(
   Command.withDescription(
     "Run the Merchant Payment Connect mock server (Ctrl-C, SIGINT or SIGTERM stops it).\n" +
-      "Example: pc mock --env production --port 4010"
+      "Example: npx pc mock --env production --port 4010"
   )
 )

@@ -31,7 +31,7 @@ const create = Command.make(
   )
 ).pipe(
   Command.withDescription(
-    "Create a payment order, signed with your key.\nExample: pc orders create --order-id M-1001 --amount 10.00 --currency USD"
+    "Create a payment order, signed with your key.\nExample: npx pc orders create --order-id M-1001 --amount 10.00 --currency USD"
   )
 )
 
@@ -57,7 +57,7 @@ const show = Command.make(
       ])
     })
   )
-).pipe(Command.withDescription("Show an order and its callback deliveries.\nExample: pc orders show ORDER_SN"))
+).pipe(Command.withDescription("Show an order and its callback deliveries.\nExample: npx pc orders show ORDER_SN"))
 
 const move = (verb: OrderMove, description: string) =>
   Command.make(
@@ -69,11 +69,13 @@ const move = (verb: OrderMove, description: string) =>
         yield* print(o.json, order, (r) => [`order ${r.orderSn} is now ${r.status}; its callback is on its way`])
       })
     )
-  ).pipe(Command.withDescription(`${description}\nExample: pc orders ${verb} ORDER_SN`))
+  ).pipe(Command.withDescription(`${description}\nExample: npx pc orders ${verb} ORDER_SN`))
 
 /** `pc orders`. */
 export const orders = Command.make("orders").pipe(
-  Command.withDescription("Payment orders.\nExample: pc orders create --order-id M-1001 --amount 10.00 --currency USD"),
+  Command.withDescription(
+    "Payment orders.\nExample: npx pc orders create --order-id M-1001 --amount 10.00 --currency USD"
+  ),
   Command.withSubcommands([
     create,
     show,

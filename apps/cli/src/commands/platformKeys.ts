@@ -15,7 +15,7 @@ const list = Command.make(
     })
   )
 ).pipe(
-  Command.withDescription("List the platform keys (public PEM with --json).\nExample: pc platform-keys list --json")
+  Command.withDescription("List the platform keys (public PEM with --json).\nExample: npx pc platform-keys list --json")
 )
 
 const rotate = Command.make(
@@ -29,10 +29,10 @@ const rotate = Command.make(
       ])
     })
   )
-).pipe(Command.withDescription("Rotate the platform key.\nExample: pc platform-keys rotate"))
+).pipe(Command.withDescription("Rotate the platform key.\nExample: npx pc platform-keys rotate"))
 
 /** `pc platform-keys`. */
 export const platformKeys = Command.make("platform-keys").pipe(
-  Command.withDescription("The mock's platform keys.\nExample: pc platform-keys list"),
+  Command.withDescription("The mock's platform keys.\nExample: npx pc platform-keys list"),
   Command.withSubcommands([list, rotate])
 )

@@ -65,6 +65,6 @@ export const sign = Command.make(
 ).pipe(
   Command.withDescription(
     "Sign a request body as given: the four X-R-* headers, or a ready curl command.\n" +
-      "Example: pc sign --body @order.json --curl"
+      "Example: npx pc sign --body @order.json --curl"
   )
 )

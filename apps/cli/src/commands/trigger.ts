@@ -23,13 +23,15 @@ const DELIVERY_WAIT = "30 seconds"
 /** What the first delivery attempt says, readably. */
 const attemptLines = (orderSn: string, found: FirstAttempt | null): Array<string> => {
   if (found === null) {
-    return [colour.yellow(`no delivery attempt within ${DELIVERY_WAIT}; follow it: pc orders show ${orderSn}`)]
+    return [colour.yellow(`no delivery attempt within ${DELIVERY_WAIT}; follow it: npx pc orders show ${orderSn}`)]
   }
   const { attempt, status, nextAttemptAt } = found
   if (attempt.url === null) {
     return [
       colour.yellow("not delivered: the merchant has no notify URL"),
-      colour.dim(`receive it here: pc listen (it sets the notify URL), then pc callbacks resend ${found.deliveryId}`)
+      colour.dim(
+        `receive it here: npx pc listen (it sets the notify URL), then npx pc callbacks resend ${found.deliveryId}`
+      )
     ]
   }
   const answer =
@@ -40,10 +42,19 @@ const attemptLines = (orderSn: string, found: FirstAttempt | null): Array<string
       ]
     : [
         `${colour.red("not delivered")} to ${attempt.url}: ${answer}`,
+        // A refused connection is most often a notify URL left by a listener that has ended: say
+        // whose URL it is and how to change it, not only the errno.
+        ...(/ECONNREFUSED/.test(attempt.error ?? "")
+          ? [
+              colour.dim(
+                `nothing listens there: ${attempt.url} is the merchant's notify URL (set by npx pc listen, npx pc merchants create --notify-url or PUT /dev/merchants/<appKey>/notify-url); run npx pc listen to receive callbacks here`
+              )
+            ]
+          : []),
         colour.dim(
           nextAttemptAt === null
-            ? `the mock gives up on it; pc orders show ${orderSn}`
-            : `the mock retries at ${nextAttemptAt}, as the service would; pc orders show ${orderSn}`
+            ? `the mock gives up on it; npx pc orders show ${orderSn}`
+            : `the mock retries at ${nextAttemptAt}, as the service would; npx pc orders show ${orderSn}`
         )
       ]
 }
@@ -70,7 +81,7 @@ export const triggeredLines = (r: {
   status: string
 }) => [
   `${colour.green("triggered")} ${r.eventType}: order ${r.orderSn} (${r.outerOrder}) ${r.amount} ${r.currency} is ${r.status}`,
-  colour.dim(`follow it: pc orders show ${r.orderSn}`)
+  colour.dim(`follow it: npx pc orders show ${r.orderSn}`)
 ]
 
 /** `pc trigger`. */
@@ -102,6 +113,6 @@ export const trigger = Command.make(
   Command.withDescription(
     "Create an order for the configured merchant and move it, so the mock sends a real signed callback; " +
       "then wait for its first delivery attempt and say what the endpoint answered.\n" +
-      "Example: pc trigger order.paid"
+      "Example: npx pc trigger order.paid"
   )
 )

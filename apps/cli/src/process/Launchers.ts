@@ -7,9 +7,11 @@
 import { readFileSync } from "node:fs"
 
 /** A process by id and start time: a pid that is reused later is another process. */
-interface Launcher {
+export interface Launcher {
   readonly pid: number
   readonly startedAt: string
+  /** The command name as /proc has it (`npm exec`, `pnpm`, `sh`), for saying which one went away. */
+  readonly name: string
 }
 
 /** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
@@ -22,10 +24,18 @@ const statFields = (pid: number): ReadonlyArray<string> | undefined => {
   }
 }
 
+const commandName = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim()
+  } catch {
+    return ""
+  }
+}
+
 const launcher = (pid: number): Launcher | undefined => {
   const fields = statFields(pid)
   // After the name: state (0), ppid (1), ..., starttime (19).
-  return fields === undefined ? undefined : { pid, startedAt: fields[19] ?? "" }
+  return fields === undefined ? undefined : { pid, startedAt: fields[19] ?? "", name: commandName(pid) }
 }
 
 const parentOf = (pid: number): number | undefined => {
@@ -38,7 +48,7 @@ const parentOf = (pid: number): number | undefined => {
  * Linux) only the parent, known from `process.ppid`.
  */
 export const launchers = (): ReadonlyArray<Launcher> => {
-  if (statFields(process.pid) === undefined) return [{ pid: process.ppid, startedAt: "" }]
+  if (statFields(process.pid) === undefined) return [{ pid: process.ppid, startedAt: "", name: "" }]
   const chain: Array<Launcher> = []
   for (let pid = parentOf(process.pid); pid !== undefined && chain.length < 32; pid = parentOf(pid)) {
     const found = launcher(pid)
@@ -79,8 +89,8 @@ export const isGone = (recorded: Launcher): boolean => {
 }
 
 /**
- * Calls `onGone` once, soon after any process that launched this one (as of the process's start) has
- * ended, also one that ended before the call. Returns a function
+ * Calls `onGone` once with the launcher that went away, soon after any process that launched this
+ * one (as of the process's start) has ended, also one that ended before the call. Returns a function
  * that stops watching. The check runs on an unref'd timer: it never keeps the process alive.
  *
  * @example
@@ -88,12 +98,13 @@ export const isGone = (recorded: Launcher): boolean => {
  * const stopWatching = whenLaunchersGone(() => process.kill(process.pid, "SIGTERM"))
  * ```
  */
-export const whenLaunchersGone = (onGone: () => void, intervalMs = 250): (() => void) => {
+export const whenLaunchersGone = (onGone: (gone: Launcher) => void, intervalMs = 250): (() => void) => {
   const chain = recorded[AT_START] ?? launchers()
   const timer = setInterval(() => {
-    if (chain.some(isGone)) {
+    const gone = chain.find(isGone)
+    if (gone !== undefined) {
       clearInterval(timer)
-      onGone()
+      onGone(gone)
     }
   }, intervalMs)
   timer.unref()

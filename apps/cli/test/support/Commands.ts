@@ -5,13 +5,10 @@ import { pc } from "./Pc.js"
 export const listCommands = async (): Promise<Array<ReadonlyArray<string>>> => {
   const root = await pc(["--help"])
   if (root.code !== 0) throw new Error(`pc --help exited ${root.code}: ${root.stderr}`)
-  // "  - keys generate [--bits ...] ...   Generate ...": the command is the leading names. @effect/cli
-  // 0.77 lists a nested group's commands with the group's name twice ("merchants merchants keys add").
+  // pc's own help (Help.ts) lists every command by its full name, one a line: "  npx pc keys generate".
   return [
     [],
-    ...[...root.stdout.matchAll(/^ {2}- ([a-z][a-z-]*(?: [a-z][a-z-]*)*)(?= |$)/gm)].map((m) =>
-      m[1]!.split(" ").filter((name, i, all) => name !== all[i - 1])
-    )
+    ...[...root.stdout.matchAll(/^ {2}npx pc ([a-z][a-z-]*(?: [a-z][a-z-]*)*)$/gm)].map((m) => m[1]!.split(" "))
   ]
 }
 

@@ -14,7 +14,22 @@ import { MockApi } from "./MockApi.js"
  * ```
  */
 export const openApiDocument = (serverUrl: string) => ({
-  // Unknown fields are ignored by the contract, so no schema may forbid them.
-  ...OpenApi.fromApi(MockApi, { additionalPropertiesStrategy: "allow" }),
+  // Unknown fields are ignored by the contract, so no schema may forbid them. An absent
+  // additionalProperties allows them too, and an explicit `true` made /docs show a field named
+  // "propertyName*" in every body, so it is left out.
+  ...(withoutAdditionalTrue(
+    OpenApi.fromApi(MockApi, { additionalPropertiesStrategy: "allow" })
+  ) as OpenApi.OpenAPISpec),
   servers: [{ url: serverUrl }]
 })
+
+/** `value` without any `additionalProperties: true` (JSON Schema's default) at any depth. */
+const withoutAdditionalTrue = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutAdditionalTrue)
+  if (typeof value !== "object" || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, field]) => !(key === "additionalProperties" && field === true))
+      .map(([key, field]) => [key, withoutAdditionalTrue(field)])
+  )
+}

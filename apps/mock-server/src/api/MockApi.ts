@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import { ErrorEnvelopes } from "./WireErrors.js"
 import { AuditReport, AuditRequest } from "./AuditSchemas.js"
 import * as S from "./Schemas.js"
-import { completeDocument, signedRequestSecurity } from "./Webhooks.js"
+import { completeDocument } from "./Webhooks.js"
 
 /**
  * Authorises every developer-menu route and dashboard action: the one place where the developer
@@ -35,13 +35,59 @@ export class DevAccess extends HttpApiMiddleware.Tag<DevAccess>()("DevAccess", {
   }
 }) {}
 
-const requestHeader = (name: string, description: string, required: boolean) => ({
+const requestHeader = (name: string, description: string, required: boolean, example: string) => ({
   name,
   in: "header",
   required,
   description,
-  schema: { type: "string" }
+  schema: { type: "string" },
+  example
 })
+
+/** The mock's TEST-ONLY test merchant, whose key ships with the mock. */
+const TEST_APP_KEY = "7e57c0de-0000-4000-8000-000000000001"
+
+/** A create-order a reader can send as it stands, signed with openssl (the README's sample). */
+const OPENSSL_SAMPLE = [
+  "MOCK=http://127.0.0.1:4010                     # this mock's URL",
+  `APP_KEY=${TEST_APP_KEY}   # the test merchant (TEST ONLY)`,
+  "KEY=node_modules/@pc/mock-server/test-merchant/TEST-ONLY-private-key.pem",
+  `BODY='{"orderId":"M-1001","amount":"10.00","currency":"USD"}'`,
+  "TS=$(node -e 'console.log(Date.now())')         # Unix epoch milliseconds",
+  `SIG=$(printf 'POST ${CoreWire.CREATE_ORDER_PATH}\\n%s.%s.%s' "$APP_KEY" "$TS" "$BODY" \\`,
+  '  | openssl dgst -sha256 -sign "$KEY" | openssl base64 -A)',
+  `curl -s "$MOCK${CoreWire.CREATE_ORDER_PATH}" -H 'Content-Type: application/json' \\`,
+  `  -H "X-R-AK: $APP_KEY" -H "X-R-TS: $TS" -H 'X-R-KEY-VERSION: 1' -H "X-R-Signature: $SIG" \\`,
+  '  --data-binary "$BODY"'
+].join("\n")
+
+/** What /docs says of signing, above the sample: the string to sign, then two ways to sign it. */
+const SIGNING_GUIDE = [
+  "Idempotent per appKey and orderId. Every request carries four headers: `X-R-AK` (your appKey), `X-R-TS` " +
+    "(Unix epoch milliseconds), `X-R-KEY-VERSION` (the version of the key that signs) and `X-R-Signature`: the " +
+    "standard Base64 of a SHA256withRSA signature, with your private key, over the string to sign",
+  "",
+  "```",
+  `POST ${CoreWire.CREATE_ORDER_PATH}`,
+  "<appKey>.<X-R-TS>.<raw body>",
+  "```",
+  "",
+  "(one `\\n` between the two lines; the body byte for byte as sent). In sandbox the signature is not enforced; " +
+    "`X-R-Signature-Check` says what production would decide.",
+  "",
+  "With openssl and curl, signed by the mock's TEST-ONLY test merchant (its key is in `@pc/mock-server`, " +
+    "`apps/mock-server/test-merchant/` in the repository):",
+  "",
+  "```sh",
+  OPENSSL_SAMPLE,
+  "```",
+  "",
+  "Or let pc (`npm i -D @pc/cli`) sign it and print the curl command:",
+  "",
+  "```sh",
+  `npx pc sign --base-url "$MOCK" --app-key "$APP_KEY" --key-file "$KEY" --body "$BODY" --curl`,
+  "```"
+].join("\n")
 
 /** The spec's one production endpoint. */
 const createOrder = HttpApiEndpoint.post("createOrder", Wire.CREATE_ORDER_PATH)
@@ -56,27 +102,35 @@ const createOrder = HttpApiEndpoint.post("createOrder", Wire.CREATE_ORDER_PATH)
   .annotateContext(
     OpenApi.annotations({
       summary: "Create a payment order",
-      description:
-        "Signed with SHA256withRSA over `POST /openapi/v2/order/create\\n<appKey>.<X-R-TS>.<raw body>`. " +
-        "Idempotent per appKey and orderId. In sandbox the signature is not enforced; `X-R-Signature-Check` says what production would decide.",
-      // The headers are read from the raw request by the signature check (a missing one is
-      // signError, not a decode error), so they are documented here rather than decoded.
+      description: SIGNING_GUIDE,
+      // The four headers are described once, as the header parameters they are, and read from the
+      // raw request by the signature check (a missing one is signError, not a decode error). They
+      // are no security scheme: a signature is computed per request, not a token a client stores,
+      // and as apiKey schemes /docs sent them empty beside a second X-R-AK "YOUR_SECRET_TOKEN".
       transform: (operation) => ({
         ...operation,
-        security: signedRequestSecurity,
+        security: [],
+        "x-codeSamples": [{ lang: "Shell", label: "openssl + curl", source: OPENSSL_SAMPLE }],
         parameters: [
           ...(operation.parameters ?? []),
-          requestHeader(Headers.RequestHeaders.appKey, "merchant appKey (UUID)", true),
+          requestHeader(Headers.RequestHeaders.appKey, "your merchant appKey (UUID)", true, TEST_APP_KEY),
           requestHeader(
             Headers.RequestHeaders.timestamp,
-            "Unix epoch milliseconds; within +-5 minutes of the server clock",
-            true
+            "Unix epoch milliseconds, the same value as in the string to sign; within +-5 minutes of the server clock",
+            true,
+            "1767225600000"
           ),
-          requestHeader(Headers.RequestHeaders.keyVersion, "ordinal of the merchant's public-key upload", true),
+          requestHeader(
+            Headers.RequestHeaders.keyVersion,
+            "the version of the key that signs: the ordinal of the merchant's public-key upload (1 for the first)",
+            true,
+            "1"
+          ),
           requestHeader(
             Headers.RequestHeaders.signature,
-            "standard Base64 SHA256withRSA signature; required in production and gray",
-            false
+            "standard Base64 of SHA256withRSA over the string to sign (see the description); required in production and gray, reported by X-R-Signature-Check in sandbox",
+            false,
+            "<Base64 signature of this request>"
           )
         ]
       })

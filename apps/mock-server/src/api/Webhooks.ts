@@ -91,35 +91,6 @@ const webhook = ([eventType, status, when]: (typeof EVENTS)[number]): Json => {
   }
 }
 
-/** The four request headers of a signed create-order, as security schemes that apply together. */
-const SECURITY_SCHEMES: Json = {
-  appKey: {
-    type: "apiKey",
-    in: "header",
-    name: Headers.RequestHeaders.appKey,
-    description: "The merchant's appKey (UUID)."
-  },
-  timestamp: {
-    type: "apiKey",
-    in: "header",
-    name: Headers.RequestHeaders.timestamp,
-    description: "Unix epoch milliseconds; within +-5 minutes of the server clock."
-  },
-  keyVersion: {
-    type: "apiKey",
-    in: "header",
-    name: Headers.RequestHeaders.keyVersion,
-    description: "Ordinal of the merchant's public-key upload that signs."
-  },
-  signature: {
-    type: "apiKey",
-    in: "header",
-    name: Headers.RequestHeaders.signature,
-    description:
-      "Base64 SHA256withRSA over `POST /openapi/v2/order/create\\n<appKey>.<X-R-TS>.<raw body>`; required in production and gray, reported by `X-R-Signature-Check` in sandbox."
-  }
-}
-
 /** An example value for a JSON schema: its own example, else one built from its parts. */
 const exampleOf = (schema: unknown, components: Json, depth = 0): unknown => {
   if (typeof schema !== "object" || schema === null || depth > 12) return null
@@ -229,10 +200,7 @@ export const completeDocument = (generated: Record<string, unknown>): Record<str
   return withExamples({
     ...spec,
     tags,
-    components: { ...components, securitySchemes: { ...(components.securitySchemes as Json), ...SECURITY_SCHEMES } },
+    components,
     webhooks: Object.fromEntries(EVENTS.map((event) => [event[0], webhook(event)]))
   })
 }
-
-/** The security requirement of a signed request: all four headers together. */
-export const signedRequestSecurity = [{ appKey: [], timestamp: [], keyVersion: [], signature: [] }]

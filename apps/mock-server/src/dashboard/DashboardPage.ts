@@ -134,6 +134,7 @@ export const dashboardPage = (environment: string): string => `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Payment Connect mock · ${escapeHtml(environment)}</title>
 <style>${STYLE}</style>
 </head>
@@ -180,7 +181,7 @@ export const dashboardPage = (environment: string): string => `<!doctype html>
     </section>
   </div>
 </main>
-<footer><button id="forget-token" type="button" class="small">Forget the developer token</button></footer>
+<footer><button id="forget-token" type="button" class="small" hidden>Forget the developer token</button></footer>
 <script>${SCRIPT}</script>
 </body>
 </html>`

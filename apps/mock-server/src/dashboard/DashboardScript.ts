@@ -710,6 +710,10 @@ export function dashboardMain(lib: DashboardLib): void {
   const rotate = byId("rotate")
   rotate.addEventListener("click", () => act(rotate, "POST", "dev/platform-keys/rotate", "Platform key rotated."))
   byId("show-reads").addEventListener("change", renderLog)
+  // Offered only while this tab holds a token: alone under the lists it only puzzled.
+  const showForget = () => {
+    byId("forget-token").hidden = token() === null
+  }
   byId("token-form").addEventListener("submit", (submitted) => {
     submitted.preventDefault()
     const input = byId<HTMLInputElement>("token-input")
@@ -718,13 +722,16 @@ export function dashboardMain(lib: DashboardLib): void {
     sessionStorage.setItem(TOKEN_KEY, value)
     input.value = ""
     byId("token-panel").hidden = true
+    showForget()
     setLive("connecting")
     void listen()
   })
   byId("forget-token").addEventListener("click", () => {
     sessionStorage.removeItem(TOKEN_KEY)
+    showForget()
     notice("Token forgotten for this tab.")
   })
+  showForget()
 
   setLive("connecting")
   renderOrders()

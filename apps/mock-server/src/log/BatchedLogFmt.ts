@@ -32,7 +32,7 @@ export type LogStream = Pick<NodeJS.WritableStream, "write"> & {
 
 /** A line in the log's own format saying how many lines a slow reader cost. */
 const droppedLine = (count: number): string =>
-  `timestamp=${new Date().toISOString()} level=WARN fiber= message=${JSON.stringify(
+  `timestamp=${new Date().toISOString()} level=WARN message=${JSON.stringify(
     `${count} log lines dropped: stdout was not read while more than ${MAX_WAITING_BYTES} bytes of log waited`
   )}`
 

@@ -22,7 +22,8 @@ const threadName = (fiberId: FiberId.FiberId): string => (fiberId._tag === "None
 const text = (u: unknown): string => (typeof u === "string" ? u : Inspectable.toStringUnknown(u, 0))
 
 /**
- * One logfmt line: `timestamp=… level=… fiber=… message=…`, the cause, the spans, the annotations.
+ * One logfmt line: `timestamp=… level=… fiber=… message=…` (no `fiber=` without a fiber), the cause, the
+ * spans, the annotations.
  *
  * @example
  * ```ts
@@ -31,7 +32,11 @@ const text = (u: unknown): string => (typeof u === "string" ? u : Inspectable.to
  */
 export const logfmtLogger: Logger.Logger<unknown, string> = Logger.make(
   ({ annotations, cause, date, fiberId, logLevel, message, spans }) => {
-    let out = `timestamp=${value(date.toISOString())} level=${value(logLevel.label)} fiber=${value(threadName(fiberId))}`
+    // A line written without a fiber (the request log, RequestLog.ts) leaves the field out rather
+    // than print an empty `fiber=` on every request.
+    const fiber = threadName(fiberId)
+    let out = `timestamp=${value(date.toISOString())} level=${value(logLevel.label)}`
+    if (fiber !== "") out += ` fiber=${value(fiber)}`
     if (Array.isArray(message)) {
       for (const part of message) out += ` message=${value(text(part))}`
     } else {

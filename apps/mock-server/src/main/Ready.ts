@@ -22,6 +22,7 @@ export const readyMessage = (server: Started): string =>
   [
     `Payment Connect mock listening on ${server.listenUrl}`,
     ...(server.url === server.listenUrl ? [] : [`  public URL:           ${server.url}`]),
+    `  dashboard:            ${server.url}/`,
     `  environment:          ${server.environment}`,
     `  test merchant appKey: ${server.testMerchantAppKey}`,
     `  test merchant key:    ${relative(process.cwd(), testMerchantPrivateKeyFile)} (key version 1, TEST ONLY)`,

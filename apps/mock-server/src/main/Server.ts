@@ -143,6 +143,15 @@ const serverLayer = (
       const http = NodeHttpServer.layerServer(
         () => {
           const server = createServer({ keepAliveTimeout: 5_000 })
+          // A dashboard left open holds /dev/events, a stream that never ends by itself, and close
+          // waits for every connection: Ctrl-C hung on "stopping the mock". Requests in flight get a
+          // moment to finish, then what is still open is cut.
+          const close = server.close.bind(server)
+          server.close = (callback) => {
+            close(callback)
+            setTimeout(() => server.closeAllConnections(), 500).unref()
+            return server
+          }
           return ListenGate.hold(
             withEnvelopeForClientErrors(createOrderFastPath ? withFastPath(server, fastPath) : server)
           )

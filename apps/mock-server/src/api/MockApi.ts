@@ -54,9 +54,9 @@ const OPENSSL_SAMPLE = [
   "KEY=node_modules/@pc/mock-server/test-merchant/TEST-ONLY-private-key.pem",
   `BODY='{"orderId":"M-1001","amount":"10.00","currency":"USD"}'`,
   "TS=$(node -e 'console.log(Date.now())')         # Unix epoch milliseconds",
-  `SIG=$(printf 'POST ${CoreWire.CREATE_ORDER_PATH}\\n%s.%s.%s' "$APP_KEY" "$TS" "$BODY" \\`,
+  `SIG=$(printf 'POST ${Wire.CREATE_ORDER_PATH}\\n%s.%s.%s' "$APP_KEY" "$TS" "$BODY" \\`,
   '  | openssl dgst -sha256 -sign "$KEY" | openssl base64 -A)',
-  `curl -s "$MOCK${CoreWire.CREATE_ORDER_PATH}" -H 'Content-Type: application/json' \\`,
+  `curl -s "$MOCK${Wire.CREATE_ORDER_PATH}" -H 'Content-Type: application/json' \\`,
   `  -H "X-R-AK: $APP_KEY" -H "X-R-TS: $TS" -H 'X-R-KEY-VERSION: 1' -H "X-R-Signature: $SIG" \\`,
   '  --data-binary "$BODY"'
 ].join("\n")
@@ -68,7 +68,7 @@ const SIGNING_GUIDE = [
     "standard Base64 of a SHA256withRSA signature, with your private key, over the string to sign",
   "",
   "```",
-  `POST ${CoreWire.CREATE_ORDER_PATH}`,
+  `POST ${Wire.CREATE_ORDER_PATH}`,
   "<appKey>.<X-R-TS>.<raw body>",
   "```",
   "",

@@ -1,7 +1,7 @@
 // What the tests of this repository share, one copy of each (STYLE.md "One of each, in tests too").
 // The mock fixture is the subpath `@pc/test-support/mock`: only the suites that start a mock load it.
 export { readBody, headersOf } from "./Http.js"
-export { accepting, freePort } from "./Net.js"
+export { accepting, freePort } from "../Net.mjs"
 export { merchantEnv, npmProject } from "./Npm.js"
 export { type PollOptions, until } from "./Poll.js"
 export { background, type Finished, killAll, ok, type Running, run, type StartOptions } from "./Processes.js"

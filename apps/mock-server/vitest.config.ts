@@ -1,9 +1,12 @@
-import { defineConfig } from "vitest/config"
+import { defineConfig, mergeConfig } from "vitest/config"
+import shared from "../../vitest.shared.js"
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000
-  }
-})
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: {
+      testTimeout: 30_000,
+      hookTimeout: 30_000
+    }
+  })
+)

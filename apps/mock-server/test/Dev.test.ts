@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as S from "../src/api/Schemas.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/TestMerchant.js"
-import { dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
+import { dev, testMerchantSigner } from "./support/mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 // The answers' types come from the mock's own Schemas (the ones its typed client decodes with);
 // the assertions below still read the raw envelopes, since the wire bytes are the contract.
@@ -186,7 +187,7 @@ const header = (received: Received, name: string): string => {
 }
 
 describe("developer menu (production)", () => {
-  let mock: RunningMock
+  let mock: Mock
   beforeAll(async () => {
     mock = await startMock({ environment: "production" })
   })
@@ -841,7 +842,7 @@ describe("developer menu (production)", () => {
 })
 
 describe.each(Environment.environments)("the %s mock", (environment) => {
-  let mock: RunningMock
+  let mock: Mock
   beforeAll(async () => {
     mock = await startMock({ environment })
   })

@@ -53,10 +53,12 @@ const run = (command, args, cwd) => {
   return result.status ?? 1
 }
 // turbo runs under pnpm (it finds the package manager through npm_execpath); `name...` is the
-// package and everything it uses.
+// package and everything it uses. test-support's mock fixture loads the built mock, an optional
+// peer that turbo's graph does not follow.
+const toBuild = names.includes("@pc/test-support") ? [...names, "@pc/mock-server"] : names
 const built = run(
   "turbo",
-  ["run", "build", "--output-logs=errors-only", ...names.map((name) => `--filter=${name}...`)],
+  ["run", "build", "--output-logs=errors-only", ...toBuild.map((name) => `--filter=${name}...`)],
   root
 )
 if (built !== 0) process.exit(built)

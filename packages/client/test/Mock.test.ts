@@ -17,7 +17,7 @@ import * as CallbackHandler from "../src/CallbackHandler.js"
 import * as PaymentClient from "../src/PaymentClient.js"
 import type * as PaymentClientError from "../src/PaymentClientError.js"
 import * as PaymentConnect from "../src/Promise.js"
-import { headersOf, readBody, startEndpoint, until } from "@pc/test-support"
+import { type CapturedCallback, headersOf, readBody, startEndpoint, until } from "@pc/test-support"
 import {
   devData,
   type Mock,
@@ -31,12 +31,6 @@ import {
   testMerchantPrivateKeyPem,
   waitForDelivery
 } from "@pc/test-support/mock"
-
-/** A callback exactly as it arrived: its headers (lower case) and raw body. */
-interface CapturedCallback {
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: Buffer
-}
 
 const APP_KEY = TEST_MERCHANT_APP_KEY
 const TIMEOUT = 60_000

@@ -28,6 +28,12 @@ export interface ReceivedRequest {
   readonly body: string
 }
 
+/** A callback kept exactly as it arrived, to replay it (changed or not): its headers (lower case) and raw body. */
+export interface CapturedCallback {
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Buffer
+}
+
 /**
  * What to answer: an HTTP status (with a short text body), never answer at all, or a status after
  * `delayMs`, with `body` and `headers` (default `content-type: text/plain`), left open (never

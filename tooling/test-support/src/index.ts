@@ -8,6 +8,7 @@ export { background, type Finished, killAll, ok, type Running, run, type StartOp
 export { blockAfter, blocksOf, type MarkedBlock, markedBlocks, npmInstallNames } from "./Readme.js"
 export {
   type Answer,
+  type CapturedCallback,
   type Endpoint,
   type EndpointOptions,
   type ReceivedRequest,

@@ -1,8 +1,11 @@
-import { defineConfig } from "vitest/config"
+import { defineConfig, mergeConfig } from "vitest/config"
+import shared from "../../vitest.shared.js"
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 180_000
-  }
-})
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: {
+      testTimeout: 180_000
+    }
+  })
+)

@@ -1,3 +1,4 @@
-import { defineConfig } from "vitest/config"
+// This package's tests need nothing beyond what every package shares.
+import shared from "../../vitest.shared.js"
 
-export default defineConfig({ test: { include: ["test/**/*.test.ts"], testTimeout: 60_000 } })
+export default shared

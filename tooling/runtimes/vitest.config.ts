@@ -1,7 +1,11 @@
-import { defineConfig } from "vitest/config"
+import { defineConfig, mergeConfig } from "vitest/config"
+import shared from "../../vitest.shared.js"
 
 // Verbose, so the output names every case with the runtime (and its version) it ran in. The timeouts
 // are for starting runtimes and waiting on real callbacks on a loaded machine, not for speed.
-export default defineConfig({
-  test: { include: ["test/**/*.test.ts"], reporters: ["verbose"], testTimeout: 30_000, hookTimeout: 120_000 }
-})
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: { reporters: ["verbose"], testTimeout: 30_000, hookTimeout: 120_000 }
+  })
+)

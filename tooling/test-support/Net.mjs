@@ -1,4 +1,6 @@
-// Loopback helpers: a port nobody uses, and whether something listens on one.
+// Loopback helpers: a port nobody uses, and whether something listens on one. Plain JavaScript on
+// purpose: tooling/servers loads it by path from scripts/ensure-system-packages.mjs, on plain Node
+// before the first install (Net.d.mts gives its types).
 import { createConnection, createServer } from "node:net"
 
 /** A port that is free on 127.0.0.1 now (the OS picks it for a probe that closes at once). */

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Mock, startMock } from "./support/Mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 import { freshConfigDir, pcJson } from "./support/Pc.js"
 
 const appKey = "7e57c0de-0000-4000-8000-000000000001"

@@ -6,9 +6,9 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Mock, startMock } from "./support/Mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 import { freshConfigDir, pcBackground, pcJson, type Running } from "./support/Pc.js"
-import { type Receiver, startReceiver } from "./support/Receiver.js"
+import { type Receiver, startReceiver } from "@pc/test-support"
 
 let mock: Mock
 let receiver: Receiver
@@ -17,7 +17,7 @@ let listener: Running | undefined
 beforeAll(async () => {
   // Production checks every signature: the merchant's key and the CLI's signing are really exercised.
   mock = await startMock({ environment: "production" })
-  receiver = await startReceiver(202, "/webhooks")
+  receiver = await startReceiver(202, { path: "/webhooks" })
 }, 60_000)
 
 afterAll(async () => {
@@ -72,7 +72,7 @@ describe("journey", () => {
     const deliveries = await fetch(`${mock.url}/dev/callbacks?orderSn=${triggered.json.orderSn}`).then((r) => r.json())
     const delivery = deliveries.data[0]
     expect(receiver.received).toHaveLength(1)
-    expect(receiver.received[0]!.body.toString("utf8")).toBe(delivery.body)
+    expect(receiver.received[0]!.body).toBe(delivery.body)
     expect(receiver.received[0]!.headers["x-r-signature"]).toMatch(/^[A-Za-z0-9+/]+=*$/)
     expect(receiver.received[0]!.headers["x-r-key-version"]).toBe("1")
     expect(receiver.received[0]!.headers["content-type"]).toBe("application/json")

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { leafCommands, listCommands } from "./support/Commands.js"
-import { type Mock, merchantEnv, startMock } from "./support/Mock.js"
-import { freshConfigDir, pcBackground, pcJson, type Running } from "./support/Pc.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
+import { freshConfigDir, merchantEnv, pcBackground, pcJson, type Running } from "./support/Pc.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pc-json-"))
 let mock: Mock

@@ -6,8 +6,8 @@ import { KeyRing } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Mock, startMock, testMerchant } from "./support/Mock.js"
-import { freshConfigDir, pcBackground, type Running } from "./support/Pc.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
+import { freshConfigDir, pcBackground, type Running, testMerchant } from "./support/Pc.js"
 
 let mock: Mock
 let listener: Running | undefined

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshConfigDir, pc, pcBackground, pcJson, ROOT, type Running } from "./support/Pc.js"
-import { type Receiver, startReceiver } from "./support/Receiver.js"
+import { type Receiver, startReceiver } from "@pc/test-support"
 
 /** The command lines of a README's `pc-quickstart` block, comments and the `npx` launcher left out. */
 const quickStart = (readme: string): Array<Array<string>> => {
@@ -40,7 +40,7 @@ let receiver: Receiver
 const running: Array<Running> = []
 
 beforeAll(async () => {
-  receiver = await startReceiver(200)
+  receiver = await startReceiver(200, { path: "/webhooks/payment" })
 })
 
 afterAll(async () => {
@@ -107,7 +107,7 @@ describe("the README's quick start", () => {
     const deliveries = await fetch(`${mockUrl}/dev/callbacks?orderSn=${orderSn}`).then((r) => r.json())
     expect(receiver.received).toHaveLength(1)
     expect(receiver.received[0]!.headers["content-type"]).toBe("application/json")
-    expect(receiver.received[0]!.body.toString("utf8")).toBe(deliveries.data[0].body)
+    expect(receiver.received[0]!.body).toBe(deliveries.data[0].body)
     const platformKeys = (await fetch(`${mockUrl}/dev/platform-keys`).then((r) => r.json())).data as Array<{
       version: number
       publicKeyPem: string
@@ -120,7 +120,7 @@ describe("the README's quick start", () => {
     })
     const event = await verifier.verifyCallback({
       headers: receiver.received[0]!.headers,
-      body: receiver.received[0]!.body
+      body: receiver.received[0]!.rawBody
     })
     expect(event).toMatchObject({ eventType: "order.paid", orderSn, amount: "10.00", currency: "USD" })
     expect(deliveries.data[0].attempts.map((a: { httpStatus: number }) => a.httpStatus)).toEqual([200])

@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Mock, merchantEnv, startMock } from "./support/Mock.js"
-import { freshConfigDir, pc, pcJson } from "./support/Pc.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
+import { freshConfigDir, merchantEnv, pc, pcJson } from "./support/Pc.js"
 
 let mock: Mock
 let env: Record<string, string>

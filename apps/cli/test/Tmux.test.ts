@@ -4,8 +4,8 @@
 // test is skipped, saying why.
 import { execFileSync, spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Mock, startMock, testMerchant } from "./support/Mock.js"
-import { freshConfigDir, pcCommand, pcJson, ROOT } from "./support/Pc.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
+import { freshConfigDir, pcCommand, pcJson, ROOT, testMerchant } from "./support/Pc.js"
 
 const hasTmux = (): boolean => spawnSync("tmux", ["-V"]).status === 0
 

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Endpoint, type Flaw, startEndpoint, startHostile } from "./support/callbackEndpoints.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { listenEvents } from "./support/events.js"
-import { dev, type RunningMock, startMock } from "./support/mock.js"
+import { type Mock as RunningMock, startMock } from "@pc/test-support/mock"
+import { dev } from "./support/mock.js"
 
 let mock: RunningMock
 let fastMock: RunningMock

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { guardedPage, horizontalOverflow, launch, screenshot } from "./support/browser.js"
 import { type Endpoint, startEndpoint } from "./support/callbackEndpoints.js"
-import { dev, type RunningMock, startMock } from "./support/mock.js"
+import { type Mock as RunningMock, startMock } from "@pc/test-support/mock"
+import { dev } from "./support/mock.js"
 
 let mock: RunningMock
 let flawed: Endpoint

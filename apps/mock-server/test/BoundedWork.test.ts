@@ -6,8 +6,9 @@ import * as Wire from "@pc/core/Wire"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { type RunningMock, signCreateOrder, startLoggedMock, testMerchantSigner } from "./support/mock.js"
+import { signCreateOrder, testMerchantSigner } from "./support/mock.js"
 import { findSecrets } from "./support/secrets.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 const SHALLOW = 100
 const DEEP = 10_000
@@ -20,11 +21,11 @@ const RATIO = 4
 const FLOOR_MS = 15
 
 const logs: Array<string> = []
-let mock: RunningMock
+let mock: Mock
 let signer: Awaited<ReturnType<typeof testMerchantSigner>>
 
 beforeAll(async () => {
-  mock = await startLoggedMock(logs, { environment: "production" })
+  mock = await startMock({ environment: "production" }, { logSink: (line) => logs.push(line) })
   signer = await testMerchantSigner()
 })
 afterAll(async () => {

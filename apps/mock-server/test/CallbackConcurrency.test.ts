@@ -15,9 +15,11 @@ import {
   START_IN_FLIGHT_PER_MERCHANT
 } from "../src/callbacks/EndpointSpeeds.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
+import { createOrder, dev } from "./support/mock.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
-import { deliveriesOf, waitUntil } from "./support/receiver.js"
+import { deliveriesOf } from "./support/receiver.js"
+import { until } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 const closing: Array<{ close: () => Promise<void> }> = []
 afterEach(async () => {
@@ -44,7 +46,7 @@ const started = async () => {
 }
 
 /** A new merchant (one key pair serves them all), with `notifyUrl` if given. */
-const merchant = async (mock: RunningMock, pair: Awaited<ReturnType<typeof KeyPair.generate>>, notifyUrl?: string) => {
+const merchant = async (mock: Mock, pair: Awaited<ReturnType<typeof KeyPair.generate>>, notifyUrl?: string) => {
   const made = await dev<{ appKey: string }>(mock.url, "POST", "/dev/merchants", {
     publicKeyPem: pair.publicKeyPem,
     ...(notifyUrl === undefined ? {} : { notifyUrl })
@@ -53,7 +55,7 @@ const merchant = async (mock: RunningMock, pair: Awaited<ReturnType<typeof KeyPa
   return { appKey: made.json.data!.appKey, signer: await NodeCrypto.importPrivateKey(pair.privateKeyPem) }
 }
 
-const paidOrder = async (mock: RunningMock, options: Parameters<typeof createOrder>[2], orderId: string) => {
+const paidOrder = async (mock: Mock, options: Parameters<typeof createOrder>[2], orderId: string) => {
   const created = await createOrder(mock.url, JSON.stringify({ orderId, amount: "1.00", currency: "USD" }), options)
   expect(created.json.code).toBe("SUCCESS")
   const { orderSn } = Schema.decodeUnknownSync(Wire.CreateOrderResult)(created.json.data)
@@ -75,12 +77,16 @@ const releaseAll = async (receiver: HoldingReceiver, total: number) => {
  * A merchant's backlog of `count` paid orders, made due at once: each first attempt is refused
  * (no notify URL yet, retried only much later), then setting the notify URL makes them all due.
  */
-const backlog = async (mock: RunningMock, receiver: HoldingReceiver, count: number, path: string) => {
+const backlog = async (mock: Mock, receiver: HoldingReceiver, count: number, path: string) => {
   const options = await merchant(mock, await KeyPair.generate(2048))
   const orders: Array<string> = []
   for (let i = 0; i < count; i++) orders.push(await paidOrder(mock, options, `${path}-${i}`))
   for (const orderSn of orders) {
-    await waitUntil(async () => ((await deliveriesOf(mock.url, orderSn))[0]?.attempts.length === 1 ? true : undefined))
+    await until(
+      async () => ((await deliveriesOf(mock.url, orderSn))[0]?.attempts.length === 1 ? true : undefined),
+      "a condition",
+      { timeoutMs: 10_000, intervalMs: 10 }
+    )
   }
   const set = await dev(mock.url, "PUT", `/dev/merchants/${options.appKey}/notify-url`, {
     notifyUrl: `${receiver.url}/${path}`
@@ -180,7 +186,11 @@ it(`gives a merchant whose endpoint answers fast ${MAX_IN_FLIGHT_PER_MERCHANT} s
   expect(receiver.releaseHeldFor(SLOW_MS)).toBe(MAX_IN_FLIGHT_PER_MERCHANT)
   await receiver.waitHeld(START_IN_FLIGHT_PER_MERCHANT)
   const barrier = await paidOrder(mock, {}, "barrier")
-  await waitUntil(() => (receiver.received.some((request) => request.orderSn === barrier) ? true : undefined))
+  await until(
+    () => (receiver.received.some((request) => request.orderSn === barrier) ? true : undefined),
+    "a condition",
+    { timeoutMs: 10_000, intervalMs: 10 }
+  )
   expect(sent()).toBe(fastSent + START_IN_FLIGHT_PER_MERCHANT)
   expect(receiver.held.filter((request) => request.path === "/f")).toHaveLength(START_IN_FLIGHT_PER_MERCHANT)
 

@@ -10,20 +10,18 @@ import { START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/EndpointSpeeds.js
 import type { MockConfigShape } from "../src/config/Config.js"
 import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/DeliveryStore.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, dev, type RunningMock, type SignedRequestOptions, startMock } from "./support/mock.js"
+import { createOrder, dev, type SignedRequestOptions } from "./support/mock.js"
 import {
   type DeliveryView,
   deliveriesOf,
   fetchPlatformKeys,
   orderSnOf,
   platformVerifiers,
-  type Receiver,
-  type ReceivedRequest,
-  startReceiver,
   verifiedEvent,
-  verifyCallback,
-  waitUntil
+  verifyCallback
 } from "./support/receiver.js"
+import { type ReceivedRequest, type Receiver, startReceiver, until } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 /** The callback body's fields, in the contract's order. */
 const CONTRACT_FIELDS = [
@@ -42,7 +40,7 @@ const decodeCreated = Schema.decodeUnknownSync(Wire.CreateOrderResult)
 const decodeOrder = Schema.decodeUnknownSync(Wire.Order)
 
 interface World {
-  readonly mock: RunningMock
+  readonly mock: Mock
   readonly receiver: Receiver
 }
 
@@ -88,12 +86,13 @@ const forOrder = (orderSn: string) => (request: ReceivedRequest) => orderSnOf(re
 
 /** Polls /dev/callbacks until the order's only delivery satisfies `done`. */
 const waitForDelivery = (baseUrl: string, orderSn: string, done: (delivery: DeliveryView) => boolean) =>
-  waitUntil(
+  until(
     async () => {
       const deliveries = await deliveriesOf(baseUrl, orderSn)
       return deliveries.length === 1 && done(deliveries[0]!) ? deliveries[0]! : undefined
     },
-    { timeoutMs: 10_000, intervalMs: 20, what: `the delivery of ${orderSn}` }
+    `the delivery of ${orderSn}`,
+    { timeoutMs: 10_000, intervalMs: 20 }
   )
 
 /** When the running test started (Date.now()), to place the callbacks' X-R-Ts without a time bound. */
@@ -563,15 +562,16 @@ describe("order expiry", () => {
     const created = await dev(mock.url, "GET", `/dev/orders/${orderSn}`)
     expect(decodeOrder(created.json.data).status).toBe("CREATED")
 
-    const expired = await waitUntil(
+    const expired = await until(
       async () => {
         const order = decodeOrder((await dev(mock.url, "GET", `/dev/orders/${orderSn}`)).json.data)
         return order.status === "EXPIRED" ? order : undefined
       },
-      { timeoutMs: 10_000, intervalMs: 25, what: `order ${orderSn} to expire` }
+      `order ${orderSn} to expire`,
+      { timeoutMs: 10_000, intervalMs: 25 }
     )
     // Not before its time to live (both stamps from the mock's clock). No upper bound: expiring at
-    // all, with nobody moving the order, is the behaviour; waitUntil fails if it never happens.
+    // all, with nobody moving the order, is the behaviour; until fails if it never happens.
     const lived = Date.parse(expired.updatedAt) - Date.parse(expired.createdAt)
     expect(lived).toBeGreaterThanOrEqual(300)
 

@@ -8,18 +8,12 @@ import type { AddressInfo } from "node:net"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
-import {
-  deliveriesOf,
-  orderSnOf,
-  platformVerifiers,
-  type Receiver,
-  startReceiver,
-  verifiedEvent,
-  waitUntil
-} from "./support/receiver.js"
+import { createOrder, dev } from "./support/mock.js"
+import { deliveriesOf, orderSnOf, platformVerifiers, verifiedEvent } from "./support/receiver.js"
+import { type Receiver, startReceiver, until } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
-let mock: RunningMock | undefined
+let mock: Mock | undefined
 let receiver: Receiver | undefined
 let browser: Browser | undefined
 let page: Page | undefined
@@ -103,12 +97,13 @@ describe("the hosted checkout page", () => {
       currency: "USD",
       status: "PAID"
     })
-    const delivery = await waitUntil(
+    const delivery = await until(
       async () => {
         const [d] = await deliveriesOf(m().url, orderSn)
         return d?.status === "delivered" ? d : undefined
       },
-      { what: "the delivery to be delivered" }
+      "the delivery to be delivered",
+      { timeoutMs: 10_000, intervalMs: 10 }
     )
     expect(delivery.eventId).toBe(verified.event.eventId)
   })

@@ -6,10 +6,11 @@ import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { guardedPage, horizontalOverflow, launch, screenshot } from "./support/browser.js"
-import { createOrder, dev, type RunningMock, startMock } from "./support/mock.js"
-import { type Receiver, startReceiver } from "./support/receiver.js"
+import { createOrder, dev } from "./support/mock.js"
+import { type Receiver, startReceiver } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
-let mock: RunningMock
+let mock: Mock
 let receiver: Receiver
 let browser: Browser
 

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
+import { dev, testMerchantSigner } from "./support/mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 interface Outcome {
   readonly status: number
@@ -70,7 +71,7 @@ describe.each([
   { storage: "in-memory SQLite", db: ":memory:" },
   { storage: "a SQLite file in WAL mode", db: join(directory, "production.sqlite") }
 ])("concurrent creates in production, on $storage", ({ db }) => {
-  let mock: RunningMock
+  let mock: Mock
 
   beforeAll(async () => {
     mock = await startMock({ environment: "production", db })

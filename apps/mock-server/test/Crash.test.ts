@@ -15,17 +15,8 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev } from "./support/mock.js"
 import { spawnNode } from "./support/process.js"
-import {
-  deliveriesOf,
-  fetchPlatformKeys,
-  orderSnOf,
-  platformVerifiers,
-  type Receiver,
-  type ReceivedRequest,
-  startReceiver,
-  verifiedEvent,
-  waitUntil
-} from "./support/receiver.js"
+import { deliveriesOf, fetchPlatformKeys, orderSnOf, platformVerifiers, verifiedEvent } from "./support/receiver.js"
+import { type ReceivedRequest, type Receiver, startReceiver, until } from "@pc/test-support"
 
 /**
  * How long a start (compiling the TypeScript entry) may take before it counts as hung: generous,
@@ -93,7 +84,7 @@ const run = (db: string, port: number, extra: ReadonlyArray<string> = []) => {
 const spawnMock = async (db: string, extra: ReadonlyArray<string> = []): Promise<MockProcess> => {
   const { child, output: read, exited } = run(db, 0, extra)
   let output = ""
-  const url = await waitUntil(
+  const url = await until(
     () => {
       output = read()
       const match = /Payment Connect mock listening on (http:\/\/[^\s]+)/.exec(output)
@@ -103,7 +94,8 @@ const spawnMock = async (db: string, extra: ReadonlyArray<string> = []): Promise
       }
       return undefined
     },
-    { timeoutMs: START_TIMEOUT_MS, intervalMs: 20, what: "the mock's ready line" }
+    "the mock's ready line",
+    { timeoutMs: START_TIMEOUT_MS, intervalMs: 20 }
   )
   return { child, url, output: read, exited }
 }
@@ -155,12 +147,13 @@ describe("the mock as a process", () => {
     const { orderId, orderSn } = await newPaidOrder(first.url)
     const orderBefore = (await dev<Wire.Order>(first.url, "GET", `/dev/orders/${orderSn}`)).json.data!
 
-    const failing = await waitUntil(
+    const failing = await until(
       async () => {
         const [delivery] = await deliveriesOf(first.url, orderSn)
         return delivery?.attempts.some((a) => a.httpStatus === 500) ? delivery : undefined
       },
-      { timeoutMs: 10_000, intervalMs: 20, what: "a failed attempt" }
+      "a failed attempt",
+      { timeoutMs: 10_000, intervalMs: 20 }
     )
     expect(failing.status).toBe("pending")
     expect(failing.attempts[0]).toMatchObject({ attempt: 1, httpStatus: 500, url: receiver.url })
@@ -208,12 +201,13 @@ describe("the mock as a process", () => {
       expect(Number(after.timestamp)).toBeLessThanOrEqual(redelivered.receivedAtMs)
       expect(Headers.get(redelivered.headers, Headers.CallbackHeaders.keyVersion)).toBe("1")
 
-      const delivered = await waitUntil(
+      const delivered = await until(
         async () => {
           const [delivery] = await deliveriesOf(second.url, orderSn)
           return delivery?.status === "delivered" ? delivery : undefined
         },
-        { timeoutMs: 10_000, intervalMs: 20, what: "the delivery to be delivered" }
+        "the delivery to be delivered",
+        { timeoutMs: 10_000, intervalMs: 20 }
       )
       expect(delivered.id).toBe(failing.id)
       expect(delivered.eventId).toBe(before.event.eventId)

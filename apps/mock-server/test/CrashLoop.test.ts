@@ -13,17 +13,10 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev } from "./support/mock.js"
-import {
-  deliveriesOf,
-  eventIdOf,
-  platformVerifiers,
-  type Receiver,
-  startReceiver,
-  verifyCallback,
-  waitUntil
-} from "./support/receiver.js"
+import { deliveriesOf, eventIdOf, platformVerifiers, verifyCallback } from "./support/receiver.js"
 import { PC_BIN, spawnNode } from "./support/process.js"
 import { findSecrets } from "./support/secrets.js"
+import { type Receiver, startReceiver, until } from "@pc/test-support"
 
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const KILLS = Math.max(10, Number(process.env.CRASH_KILLS ?? 10))
@@ -82,14 +75,15 @@ const spawnMock = async (db: string) => {
     PACKAGE
   )
   children.add(child)
-  const url = await waitUntil(
+  const url = await until(
     () => {
       const match = /Payment Connect mock listening on (http:\/\/\S+)/.exec(read())
       if (match !== null) return match[1]!
       if (child.exitCode !== null) throw new Error(`the mock exited before it was ready:\n${read()}`)
       return undefined
     },
-    { timeoutMs: 60_000, intervalMs: 20, what: "the mock's ready line" }
+    "the mock's ready line",
+    { timeoutMs: 60_000, intervalMs: 20 }
   )
   return {
     url,
@@ -163,14 +157,15 @@ it(`loses nothing across ${KILLS} SIGKILLs at random points`, async () => {
     const keys = await platformVerifiers(last.url)
     for (const { orderSn, status } of final) {
       expect(["PAID", "FAILED"]).toContain(status)
-      const delivery = await waitUntil(
+      const delivery = await until(
         async () => {
           const deliveries = await deliveriesOf(last.url, orderSn)
           // One delivery per move to a final state: never duplicated by a restart.
           expect(deliveries).toHaveLength(1)
           return deliveries[0]!.status === "delivered" ? deliveries[0]! : undefined
         },
-        { timeoutMs: 60_000, intervalMs: 100, what: `the delivery of ${orderSn}` }
+        `the delivery of ${orderSn}`,
+        { timeoutMs: 60_000, intervalMs: 100 }
       )
       const requests = receiver.received.filter((request) => eventIdOf(request) === delivery.eventId)
       // Every request the receiver got is recorded as an attempt (recorded before it was sent).

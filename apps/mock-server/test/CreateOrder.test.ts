@@ -8,7 +8,8 @@ import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
+import { createOrder, dev, testMerchantSigner } from "./support/mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 interface Answer {
   readonly status: number
@@ -180,7 +181,7 @@ beforeAll(async () => {
 })
 
 describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in %s", (environment) => {
-  let mock: RunningMock
+  let mock: Mock
 
   beforeAll(async () => {
     mock = await startMock({ environment })
@@ -742,7 +743,7 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
   })
 
   describe("payloadTooLarge 413 with bodyLimitBytes 1024", () => {
-    let small: RunningMock
+    let small: Mock
     beforeAll(async () => {
       small = await startMock({ environment, bodyLimitBytes: 1024 })
     })
@@ -829,7 +830,7 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
   })
 
   describe("rateLimited 429 with rateLimitPerMinute 3", () => {
-    let limited: RunningMock
+    let limited: Mock
     beforeAll(async () => {
       limited = await startMock({ environment, rateLimitPerMinute: 3 })
     })
@@ -917,7 +918,7 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
 // an X-Request-Id on every response, so the server answers these itself rather than leave Node's
 // bare answer (see src/server/ClientError.ts).
 describe("malformed HTTP framing still gets the envelope", () => {
-  let mock: RunningMock
+  let mock: Mock
   beforeAll(async () => {
     mock = await startMock({ environment: "production" })
   })

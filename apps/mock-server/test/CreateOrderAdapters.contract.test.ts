@@ -16,17 +16,18 @@ import type { FastPath } from "../src/server/CreateOrderFastPath.js"
 import { withFastPath } from "../src/server/CreateOrderFastPath.js"
 import { start } from "../src/main/Server.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { type RunningMock, signCreateOrder, testMerchantSigner } from "./support/mock.js"
+import { signCreateOrder, testMerchantSigner } from "./support/mock.js"
 import { rawExchange, requestBytes } from "./support/raw.js"
+import type { Mock } from "@pc/test-support/mock"
 
 const startBoth = (overrides: Partial<MockConfigShape>) =>
   Promise.all(
     [true, false].map((createOrderFastPath) =>
       start({ ...defaults, port: 0, db: ":memory:", ...overrides }, { logLevel: LogLevel.None, createOrderFastPath })
     )
-  ) as Promise<[RunningMock, RunningMock]>
+  ) as Promise<[Mock, Mock]>
 
-const portOf = (mock: RunningMock) => Number(new URL(mock.listenUrl).port)
+const portOf = (mock: Mock) => Number(new URL(mock.listenUrl).port)
 
 interface Case {
   readonly name: string
@@ -129,7 +130,7 @@ const cases: ReadonlyArray<Case> = [
 describe.each(["production", "sandbox"] as const)(
   "create-order in %s: both adapters (fast path, HttpApi handler)",
   (environment) => {
-    let mocks: [RunningMock, RunningMock]
+    let mocks: [Mock, Mock]
     let signer: Awaited<ReturnType<typeof testMerchantSigner>>
     beforeAll(async () => {
       signer = await testMerchantSigner()

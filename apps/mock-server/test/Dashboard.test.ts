@@ -12,17 +12,12 @@ import * as MockClient from "../src/api/MockClient.js"
 import { MAX_LOG_ROWS } from "../src/dashboard/DashboardPage.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { guardedPage, horizontalOverflow, launch, screenshot } from "./support/browser.js"
-import { createOrder, dev, type RunningMock, signCreateOrder, startMock, testMerchantSigner } from "./support/mock.js"
-import {
-  deliveriesOf,
-  orderSnOf,
-  platformVerifiers,
-  type Receiver,
-  startReceiver,
-  verifiedEvent
-} from "./support/receiver.js"
+import { createOrder, dev, signCreateOrder, testMerchantSigner } from "./support/mock.js"
+import { deliveriesOf, orderSnOf, platformVerifiers, verifiedEvent } from "./support/receiver.js"
+import { type Receiver, startReceiver } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
-let mock: RunningMock
+let mock: Mock
 let receiver: Receiver
 let browser: Browser
 
@@ -234,7 +229,7 @@ describe.each([
 })
 
 describe("the dashboard of a mock bound off loopback (0.0.0.0, a generated developer token)", () => {
-  let exposed: RunningMock
+  let exposed: Mock
   let base: string
   let token: string
 

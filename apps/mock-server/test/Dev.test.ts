@@ -4,12 +4,12 @@ import { Canonical, type Crypto, Environment, Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { generateKeyPairSync, randomUUID } from "node:crypto"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as S from "../src/api/Schemas.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
+import { dev, testMerchantSigner } from "./support/mock.js"
+import { type ReceivedRequest, type Receiver, startReceiver, until } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 // The answers' types come from the mock's own Schemas (the ones its typed client decodes with);
 // the assertions below still read the raw envelopes, since the wire bytes are the contract.
@@ -139,54 +139,14 @@ beforeAll(async () => {
   shared = await pemPair()
 })
 
-/** Polls until `probe` gives a value (not undefined), or fails after `timeoutMs`. */
-const eventually = async <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 5_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
-
-interface Received {
-  readonly path: string
-  readonly method: string
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly body: string
-}
-
-/** A merchant's callback endpoint: `/ok` answers 200, `/fail` answers 500. */
-const startReceiver = async (): Promise<{ url: string; received: Array<Received>; server: Server }> => {
-  const received: Array<Received> = []
-  const server = createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => {
-      received.push({
-        path: req.url ?? "",
-        method: req.method ?? "",
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8")
-      })
-      res.statusCode = req.url === "/fail" ? 500 : 200
-      res.end(req.url === "/fail" ? "merchant is down" : "ok")
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}`, received, server }
-}
-
-const header = (received: Received, name: string): string => {
+const header = (received: ReceivedRequest, name: string): string => {
   const value = received.headers[name.toLowerCase()]
   if (typeof value !== "string") throw new Error(`callback header ${name} missing or repeated`)
   return value
 }
 
 describe("developer menu (production)", () => {
-  let mock: RunningMock
+  let mock: Mock
   beforeAll(async () => {
     mock = await startMock({ environment: "production" })
   })
@@ -570,15 +530,18 @@ describe("developer menu (production)", () => {
   })
 
   describe("orders and callbacks", () => {
-    let receiver: Awaited<ReturnType<typeof startReceiver>>
+    let receiver: Receiver
     let testSigner: Crypto.Signer
 
     beforeAll(async () => {
-      receiver = await startReceiver()
+      receiver = await startReceiver(
+        (request) => (request.url === "/fail" ? { status: 500, body: "merchant is down" } : 200),
+        { path: "" }
+      )
       testSigner = await testMerchantSigner()
     })
     afterAll(async () => {
-      await new Promise((resolve) => receiver?.server.close(resolve))
+      await receiver?.close()
     })
 
     const newOrder = async (
@@ -611,7 +574,7 @@ describe("developer menu (production)", () => {
         )
       )
 
-    const verifyCallback = async (received: Received, appKey: string) => {
+    const verifyCallback = async (received: ReceivedRequest, appKey: string) => {
       const timestamp = header(received, Headers.CallbackHeaders.timestamp)
       const signature = header(received, Headers.CallbackHeaders.signature)
       const version = Number(header(received, Headers.CallbackHeaders.keyVersion))
@@ -680,10 +643,14 @@ describe("developer menu (production)", () => {
     it("records a waiting delivery, with its failed attempt, when the merchant has no notifyUrl", async () => {
       const order = await newOrder()
       expectOk(await call(mock.url, "POST", `/dev/orders/${order.orderSn}/pay`))
-      const [delivery] = await eventually(async () => {
-        const deliveries = await deliveriesOf(order.orderSn)
-        return (deliveries[0]?.attemptCount ?? 0) >= 1 ? deliveries : undefined
-      }, "the first attempt")
+      const [delivery] = await until(
+        async () => {
+          const deliveries = await deliveriesOf(order.orderSn)
+          return (deliveries[0]?.attemptCount ?? 0) >= 1 ? deliveries : undefined
+        },
+        "the first attempt",
+        { timeoutMs: 5_000, intervalMs: 25 }
+      )
       expect(delivery).toMatchObject({ orderSn: order.orderSn, eventType: "order.paid", status: "pending" })
       expect(delivery!.attempts[0]).toEqual(
         expect.objectContaining({ attempt: 1, url: null, httpStatus: null, error: expect.stringMatching(/notifyUrl/) })
@@ -696,11 +663,12 @@ describe("developer menu (production)", () => {
       const before = receiver.received.length
       const paid = expectOk(await call<OrderView>(mock.url, "POST", `/dev/orders/${order.orderSn}/pay`))
 
-      const first = await eventually(
+      const first = await until(
         async () => receiver.received.slice(before).find((r) => r.body.includes(order.orderSn)),
-        "the callback"
+        "the callback",
+        { timeoutMs: 5_000, intervalMs: 25 }
       )
-      expect(first.path).toBe("/ok")
+      expect(first.url).toBe("/ok")
       const { version, keys: keysBefore } = await verifyCallback(first, appKey)
       // Signed by the key that is current now (this server's keys were rotated once above).
       expect(version).toBe(keysBefore.find((k) => k.status === "current")!.version)
@@ -733,10 +701,14 @@ describe("developer menu (production)", () => {
       const merchantKey = expectOk(await call<MerchantView>(mock.url, "GET", `/dev/merchants/${appKey}`))
       expect(merchantKey.keys).toHaveLength(1)
 
-      const [delivery] = await eventually(async () => {
-        const deliveries = await deliveriesOf(order.orderSn)
-        return deliveries[0]?.status === "delivered" ? deliveries : undefined
-      }, "the delivery to be recorded")
+      const [delivery] = await until(
+        async () => {
+          const deliveries = await deliveriesOf(order.orderSn)
+          return deliveries[0]?.status === "delivered" ? deliveries : undefined
+        },
+        "the delivery to be recorded",
+        { timeoutMs: 5_000, intervalMs: 25 }
+      )
       expect(delivery).toMatchObject({
         orderSn: order.orderSn,
         eventId: event.eventId,
@@ -772,9 +744,10 @@ describe("developer menu (production)", () => {
       const countBefore = receiver.received.length
       const resent = expectOk(await call<DeliveryView>(mock.url, "POST", `/dev/callbacks/${delivery!.id}/resend`))
       expect(resent).toMatchObject({ id: delivery!.id, orderSn: order.orderSn, eventId: event.eventId })
-      const second = await eventually(
+      const second = await until(
         async () => receiver.received.slice(countBefore).find((r) => r.body.includes(order.orderSn)),
-        "the resent callback"
+        "the resent callback",
+        { timeoutMs: 5_000, intervalMs: 25 }
       )
       expect(second.body).toBe(first.body)
       const rotated = await verifyCallback(second, appKey)
@@ -791,10 +764,14 @@ describe("developer menu (production)", () => {
       })
       expect(await oldVerifier.verify(text, header(second, Headers.CallbackHeaders.signature))).toBe(false)
 
-      const [after] = await eventually(async () => {
-        const deliveries = await deliveriesOf(order.orderSn)
-        return deliveries[0]?.attempts.length === 2 && deliveries[0].status === "delivered" ? deliveries : undefined
-      }, "the second attempt to be recorded")
+      const [after] = await until(
+        async () => {
+          const deliveries = await deliveriesOf(order.orderSn)
+          return deliveries[0]?.attempts.length === 2 && deliveries[0].status === "delivered" ? deliveries : undefined
+        },
+        "the second attempt to be recorded",
+        { timeoutMs: 5_000, intervalMs: 25 }
+      )
       expect(after!.attempts.map((a) => [a.attempt, a.httpStatus, a.keyVersion])).toEqual([
         [1, 200, version],
         [2, 200, version + 1]
@@ -809,10 +786,14 @@ describe("developer menu (production)", () => {
       // answered ones.
       const answered = <A extends { readonly httpStatus: number | null }>(attempts: ReadonlyArray<A>) =>
         attempts.filter((attempt) => attempt.httpStatus !== null)
-      const [delivery] = await eventually(async () => {
-        const deliveries = await deliveriesOf(order.orderSn)
-        return answered(deliveries[0]?.attempts ?? []).length >= 2 ? deliveries : undefined
-      }, "two answered attempts")
+      const [delivery] = await until(
+        async () => {
+          const deliveries = await deliveriesOf(order.orderSn)
+          return answered(deliveries[0]?.attempts ?? []).length >= 2 ? deliveries : undefined
+        },
+        "two answered attempts",
+        { timeoutMs: 5_000, intervalMs: 25 }
+      )
       expect(delivery).toMatchObject({ eventType: "order.failed" })
       expect(delivery!.status).not.toBe("delivered")
       for (const attempt of delivery!.attempts.filter((a) => a.httpStatus === null)) {
@@ -841,7 +822,7 @@ describe("developer menu (production)", () => {
 })
 
 describe.each(Environment.environments)("the %s mock", (environment) => {
-  let mock: RunningMock
+  let mock: Mock
   beforeAll(async () => {
     mock = await startMock({ environment })
   })

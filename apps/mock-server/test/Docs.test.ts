@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Browser } from "playwright-core"
 import { guardedPage, launch, screenshot } from "./support/browser.js"
-import { type RunningMock, startMock } from "./support/mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
-let mock: RunningMock
+let mock: Mock
 let browser: Browser
 
 beforeAll(async () => {

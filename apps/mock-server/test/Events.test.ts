@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MockEvents } from "../src/events/MockEvents.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { listenEvents as listen } from "./support/events.js"
-import { createOrder, dev, type RunningMock, signCreateOrder, startMock, testMerchantSigner } from "./support/mock.js"
-import { type Receiver, startReceiver } from "./support/receiver.js"
+import { createOrder, dev, signCreateOrder, testMerchantSigner } from "./support/mock.js"
+import { type Receiver, startReceiver } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
-let mock: RunningMock
+let mock: Mock
 let receiver: Receiver
 
 beforeAll(async () => {

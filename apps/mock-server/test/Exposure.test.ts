@@ -8,18 +8,19 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readyMessage } from "../src/main/Ready.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, type RunningMock, startLoggedMock } from "./support/mock.js"
+import { createOrder } from "./support/mock.js"
 import { PC_BIN, spawnNode } from "./support/process.js"
 import { findSecrets } from "./support/secrets.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 const logs: Array<string> = []
 const outputs: Array<string> = []
-let mock: RunningMock
+let mock: Mock
 let base: string
 let token: string
 
 beforeAll(async () => {
-  mock = await startLoggedMock(logs, { environment: "production", host: "0.0.0.0" })
+  mock = await startMock({ environment: "production", host: "0.0.0.0" }, { logSink: (line) => logs.push(line) })
   base = `http://127.0.0.1:${new URL(mock.listenUrl).port}`
   token = mock.devAccess.token!
 })

@@ -7,19 +7,24 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/EndpointSpeeds.js"
 import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/DeliveryStore.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, dev, type RunningMock, startLoggedMock } from "./support/mock.js"
-import { deliveriesOf, platformVerifiers, type Receiver, startReceiver, verifiedEvent } from "./support/receiver.js"
+import { createOrder, dev } from "./support/mock.js"
+import { deliveriesOf, platformVerifiers, verifiedEvent } from "./support/receiver.js"
 import { findSecrets } from "./support/secrets.js"
+import { type Receiver, startReceiver } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 const HANGING = 60
 const logs: Array<string> = []
-let mock: RunningMock
+let mock: Mock
 let hanging: Receiver
 let prompt: Receiver
 
 beforeAll(async () => {
   // An attempt may take a minute: the hanging deliveries are not released while the test runs.
-  mock = await startLoggedMock(logs, { environment: "production", callbackTimeoutMs: 60_000 })
+  mock = await startMock(
+    { environment: "production", callbackTimeoutMs: 60_000 },
+    { logSink: (line) => logs.push(line) }
+  )
   hanging = await startReceiver("hang")
   prompt = await startReceiver(200)
 })

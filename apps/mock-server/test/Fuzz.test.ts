@@ -11,9 +11,10 @@ import * as Wire from "@pc/core/Wire"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { type RunningMock, signCreateOrder, startLoggedMock, testMerchantSigner } from "./support/mock.js"
+import { signCreateOrder, testMerchantSigner } from "./support/mock.js"
 import { type RawAnswer, rawExchange } from "./support/raw.js"
 import { findSecrets } from "./support/secrets.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000)
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -21,12 +22,12 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 const TIMEOUT_MS = 10_000
 
 const logs: Array<string> = []
-let mock: RunningMock
+let mock: Mock
 let port: number
 let sign: (timestamp: string, body: string) => Promise<string>
 
 beforeAll(async () => {
-  mock = await startLoggedMock(logs, { environment: "production" })
+  mock = await startMock({ environment: "production" }, { logSink: (line) => logs.push(line) })
   port = Number(new URL(mock.url).port)
   const signer = await testMerchantSigner()
   sign = (timestamp, body) => signCreateOrder(signer, { timestamp, body })

@@ -4,15 +4,16 @@
 import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, dev, type RunningMock, startLoggedMock } from "./support/mock.js"
+import { createOrder, dev } from "./support/mock.js"
 import { type RawAnswer, rawExchange, requestBytes } from "./support/raw.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 const logs: Array<string> = []
-let mock: RunningMock
+let mock: Mock
 let port: number
 
 beforeAll(async () => {
-  mock = await startLoggedMock(logs, { environment: "production" })
+  mock = await startMock({ environment: "production" }, { logSink: (line) => logs.push(line) })
   port = Number(new URL(mock.url).port)
 })
 afterAll(async () => {

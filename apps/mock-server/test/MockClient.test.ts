@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as MockClient from "../src/api/MockClient.js"
 import { NotFound, ParamError } from "../src/api/WireErrors.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { createOrder, type RunningMock, startMock } from "./support/mock.js"
-import { type Receiver, startReceiver, waitUntil } from "./support/receiver.js"
+import { createOrder } from "./support/mock.js"
+import { type Receiver, startReceiver, until } from "@pc/test-support"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
-let mock: RunningMock
+let mock: Mock
 let receiver: Receiver
 
 beforeAll(async () => {
@@ -81,12 +82,13 @@ describe("MockClient", () => {
     expect((await run((client) => client.dev.failOrder({ path: { orderSn: failed } }))).data.status).toBe("FAILED")
     const expired = await newOrder()
     expect((await run((client) => client.dev.expireOrder({ path: { orderSn: expired } }))).data.status).toBe("EXPIRED")
-    const delivered = await waitUntil(
+    const delivered = await until(
       async () => {
         const { data } = await run((client) => client.dev.listCallbacks({ urlParams: { orderSn: paid } }))
         return data[0]?.status === "delivered" ? data[0] : undefined
       },
-      { what: "the order.paid delivery" }
+      "the order.paid delivery",
+      { timeoutMs: 10_000, intervalMs: 10 }
     )
     expect(delivered.eventType).toBe("order.paid")
     expect(delivered.attempts[0]?.httpStatus).toBe(200)
@@ -118,12 +120,13 @@ describe("MockClient", () => {
     )
     await run((client) => client.dev.payOrder({ path: { orderSn: newer } }))
     const [sent] = await receiver.waitFor(1, (r) => r.body.includes(newer))
-    const [delivery] = await waitUntil(
+    const [delivery] = await until(
       async () => {
         const { data } = await run((client) => client.dev.listCallbacks({ urlParams: { limit: 1 } }))
         return data[0]?.orderSn === newer && data[0].status === "delivered" ? data : undefined
       },
-      { what: "the newest delivery" }
+      "the newest delivery",
+      { timeoutMs: 10_000, intervalMs: 10 }
     )
     expect(delivery!.appKey).toBe(TEST_MERCHANT_APP_KEY)
     expect(delivery!.attempts[0]).toMatchObject({

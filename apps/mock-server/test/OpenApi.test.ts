@@ -2,7 +2,7 @@
 // route of the contract with its methods, /docs renders it, /healthz answers SUCCESS.
 import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningMock, startMock } from "./support/mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -34,7 +34,7 @@ const contractRoutes: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = 
 
 const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
 
-let mock: RunningMock
+let mock: Mock
 let document: Record<string, unknown>
 let paths: Record<string, Record<string, unknown>>
 

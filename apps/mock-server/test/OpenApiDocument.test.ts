@@ -6,11 +6,11 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import { Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningMock, startMock } from "./support/mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 type Json = Record<string, unknown>
 
-let mock: RunningMock
+let mock: Mock
 let document: Json
 
 beforeAll(async () => {

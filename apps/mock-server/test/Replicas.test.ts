@@ -13,7 +13,7 @@ import { type Event, listenEvents } from "./support/events.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
 import { createOrder, dev } from "./support/mock.js"
 import { killAllMocks, type MockProcess, spawnMock } from "./support/mockProcess.js"
-import { type Receiver, startReceiver, waitUntil } from "./support/receiver.js"
+import { type Receiver, startReceiver, until } from "@pc/test-support"
 
 const postgres = await startPostgres()
 const receivers: Array<Receiver> = []
@@ -99,7 +99,7 @@ describe("three mock replicas on one PostgreSQL", () => {
     await receiver.waitFor(100, undefined, 60_000)
     const deliveries = await Promise.all(
       orders.map((sn, i) =>
-        waitUntil(
+        until(
           async () => {
             const listed = await dev<Array<{ status: string; attempts: Array<unknown> }>>(
               mocks[i % 3]!.url,
@@ -109,7 +109,8 @@ describe("three mock replicas on one PostgreSQL", () => {
             const [delivery] = listed.json.data ?? []
             return delivery?.status === "delivered" ? delivery : undefined
           },
-          { timeoutMs: 30_000, intervalMs: 100, what: `the delivery of ${sn}` }
+          `the delivery of ${sn}`,
+          { timeoutMs: 30_000, intervalMs: 100 }
         )
       )
     )
@@ -189,17 +190,21 @@ describe("three mock replicas on one PostgreSQL", () => {
     expect(receiver.received).toHaveLength(total)
     expect(new Set(receiver.received.map((request) => request.eventId)).size).toBe(total)
     for (const sn of orders) {
-      const delivered = await waitUntil(async () => {
-        const [delivery] =
-          (
-            await dev<Array<{ status: string; attempts: Array<unknown> }>>(
-              mocks[1]!.url,
-              "GET",
-              `/dev/callbacks?orderSn=${sn}`
-            )
-          ).json.data ?? []
-        return delivery?.status === "delivered" ? delivery : undefined
-      })
+      const delivered = await until(
+        async () => {
+          const [delivery] =
+            (
+              await dev<Array<{ status: string; attempts: Array<unknown> }>>(
+                mocks[1]!.url,
+                "GET",
+                `/dev/callbacks?orderSn=${sn}`
+              )
+            ).json.data ?? []
+          return delivery?.status === "delivered" ? delivery : undefined
+        },
+        "a condition",
+        { timeoutMs: 10_000, intervalMs: 10 }
+      )
       expect(delivered.attempts).toHaveLength(1)
     }
   }, 300_000)
@@ -226,12 +231,13 @@ describe("three mock replicas on one PostgreSQL", () => {
       expect(request.receivedAtMs - first.receivedAtMs).toBeGreaterThanOrEqual(CALLBACK_TIMEOUT_MS)
     }
     for (const sn of orders) {
-      const delivery = await waitUntil(
+      const delivery = await until(
         async () => {
           const listed = await dev<Array<{ status: string }>>(others[0]!.url, "GET", `/dev/callbacks?orderSn=${sn}`)
           return listed.json.data?.[0]?.status === "delivered" ? listed.json.data[0] : undefined
         },
-        { timeoutMs: 30_000, intervalMs: 100, what: `the delivery of ${sn}` }
+        `the delivery of ${sn}`,
+        { timeoutMs: 30_000, intervalMs: 100 }
       )
       expect(delivery.status).toBe("delivered")
     }

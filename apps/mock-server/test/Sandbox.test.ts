@@ -6,7 +6,8 @@ import { KeyPair, NodeCrypto } from "@pc/crypto-node"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { dev, type RunningMock, startMock, testMerchantSigner } from "./support/mock.js"
+import { dev, testMerchantSigner } from "./support/mock.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
 
 interface Answer {
   readonly status: number
@@ -30,7 +31,7 @@ interface Options {
 
 let merchantSigner: Crypto.Signer
 let strangerSigner: Crypto.Signer
-let mock: RunningMock
+let mock: Mock
 
 const create = async (body: string, options: Options = {}): Promise<Answer> => {
   const appKey = options.appKey === undefined ? TEST_MERCHANT_APP_KEY : options.appKey
@@ -277,7 +278,7 @@ describe("sandbox: errors after the appKey check carry X-R-Signature-Check", () 
 })
 
 describe("sandbox: rate limit answers carry X-R-Signature-Check too", () => {
-  let limited: RunningMock
+  let limited: Mock
   beforeAll(async () => {
     limited = await startMock({ environment: "sandbox", rateLimitPerMinute: 1 })
   })

@@ -18,8 +18,10 @@ import { ATTEMPT_WITHOUT_OUTCOME } from "../src/store/DeliveryStore.js"
 import { Store } from "../src/store/Store.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { pointsAtSelf } from "../src/config/UrlRule.js"
-import { createOrder, dev, type RunningMock, type SignedRequestOptions, startMock } from "./support/mock.js"
-import { deliveriesOf, waitUntil } from "./support/receiver.js"
+import { until } from "@pc/test-support"
+import { type Mock as RunningMock, startMock } from "@pc/test-support/mock"
+import { createOrder, dev, type SignedRequestOptions } from "./support/mock.js"
+import { deliveriesOf } from "./support/receiver.js"
 
 const decodeCreated = Schema.decodeUnknownSync(Wire.CreateOrderResult)
 
@@ -72,11 +74,13 @@ beforeAll(async () => {
   )
   mock = await startMock({ environment: "production", db, host: address, port })
   // A connection kept alive to the stopped mock may fail once: wait until the new one answers.
-  await waitUntil(() =>
-    fetch(`${mock.url}/healthz`).then(
-      (answer) => (answer.ok ? true : undefined),
-      () => undefined
-    )
+  await until(
+    () =>
+      fetch(`${mock.url}/healthz`).then(
+        (answer) => (answer.ok ? true : undefined),
+        () => undefined
+      ),
+    "the restarted mock's /healthz"
   )
 })
 
@@ -88,13 +92,10 @@ afterAll(async () => {
 /** Pays `orderSn` and waits for its callback's first attempt to have an outcome. */
 const payAndAttempt = async (orderSn: string) => {
   expect((await dev(mock.url, "POST", `/dev/orders/${orderSn}/pay`)).status).toBe(200)
-  return waitUntil(
-    async () => {
-      const [delivery] = await deliveriesOf(mock.url, orderSn)
-      return delivery?.attempts.find((one) => one.error !== ATTEMPT_WITHOUT_OUTCOME)
-    },
-    { what: "the outcome of the callback's first attempt" }
-  )
+  return until(async () => {
+    const [delivery] = await deliveriesOf(mock.url, orderSn)
+    return delivery?.attempts.find((one) => one.error !== ATTEMPT_WITHOUT_OUTCOME)
+  }, "the outcome of the callback's first attempt")
 }
 
 it("a notify URL naming this machine by its host name does not pay another order", async () => {

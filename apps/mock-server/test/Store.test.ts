@@ -13,8 +13,9 @@ import { defaults } from "../src/config/Config.js"
 import { start } from "../src/main/Server.js"
 import { migrations } from "../src/store/Migrations.js"
 import { Store } from "../src/store/Store.js"
-import { createOrder, dev, startMock } from "./support/mock.js"
+import { createOrder, dev } from "./support/mock.js"
 import { describeStore } from "./support/storeSuite.js"
+import { startMock } from "@pc/test-support/mock"
 
 const directory = mkdtempSync(join(tmpdir(), "pc-mock-store-"))
 const postgres = await startPostgres()

@@ -206,16 +206,21 @@ describe("the +-5 minute window (TestClock)", () => {
 })
 
 describe("replay guard", () => {
-  it.live("the default in-memory guard refuses the same delivery twice; a fresh re-signed delivery passes", () =>
+  it.effect("the default in-memory guard refuses the same delivery twice; a fresh re-signed delivery passes", () =>
     Effect.gen(function* () {
       const verifier = yield* verifierFor()
       const body = eventBody()
-      const headers = yield* signedNow(body)
+      // A fixed instant on the test clock: the re-signed delivery is 2 ms later without waiting.
+      const timestamp = 1_763_712_005_000
+      yield* TestClock.setTime(timestamp)
+      const sign = (at: number) =>
+        Effect.promise(() => signCallback({ key: "platform-production-v1", timestamp: at, body }))
+      const headers = yield* sign(timestamp)
       yield* verifier.verify({ headers, body })
       expectReason(yield* Effect.flip(verifier.verify({ headers, body })), "Replayed")
       // The service signs each redelivery afresh (new X-R-Ts): a genuine redelivery is not a replay.
-      yield* Effect.sleep("2 millis")
-      yield* verifier.verify({ headers: yield* signedNow(body), body })
+      yield* TestClock.adjust("2 millis")
+      yield* verifier.verify({ headers: yield* sign(timestamp + 2), body })
     })
   )
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { readBody } from "@pc/test-support"
 import { Effect } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -230,10 +231,8 @@ describe("Node adapter (node:http)", () => {
       const verifier = yield* verifierFor()
       const server = yield* nodeServer((req, res) => {
         // What express.raw({ type: "application/json" }) does before the route handler.
-        const chunks: Array<Buffer> = []
-        req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => {
-          Object.assign(req, { body: Buffer.concat(chunks) })
+        void readBody(req).then((raw) => {
+          Object.assign(req, { body: raw })
           void Effect.runPromise(
             CallbackHandler.verifyNodeRequest(req).pipe(
               Effect.provideService(Callback.CallbackVerifier, verifier),
@@ -261,10 +260,8 @@ describe("Node adapter (node:http)", () => {
       const errors: Array<Callback.CallbackVerificationError> = []
       const server = yield* nodeServer((req, res) => {
         // What express.json() does: the stream is consumed and req.body becomes an object.
-        const chunks: Array<Buffer> = []
-        req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => {
-          Object.assign(req, { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) })
+        void readBody(req).then((raw) => {
+          Object.assign(req, { body: JSON.parse(raw.toString("utf8")) })
           void Effect.runPromise(
             CallbackHandler.verifyNodeRequest(req).pipe(
               Effect.provideService(Callback.CallbackVerifier, verifier),
@@ -292,10 +289,7 @@ describe("Node adapter (node:http)", () => {
       Effect.gen(function* () {
         const verifier = yield* verifierFor({ replayGuard: false })
         const server = yield* nodeServer((req, res) => {
-          const chunks: Array<Buffer> = []
-          req.on("data", (chunk: Buffer) => chunks.push(chunk))
-          req.on("end", () => {
-            const raw = Buffer.concat(chunks)
+          void readBody(req).then((raw) => {
             // NestJS keeps a Buffer; a hand-written verify() recipe may keep the text.
             const rawBody = req.url?.endsWith("?text") ? raw.toString("utf8") : raw
             Object.assign(req, { body: JSON.parse(raw.toString("utf8")), rawBody })

@@ -17,27 +17,25 @@ import * as CallbackHandler from "../src/CallbackHandler.js"
 import * as PaymentClient from "../src/PaymentClient.js"
 import type * as PaymentClientError from "../src/PaymentClientError.js"
 import * as PaymentConnect from "../src/Promise.js"
+import { type CapturedCallback, headersOf, readBody, startEndpoint, until } from "@pc/test-support"
 import {
-  type CapturedCallback,
   devData,
-  headersOf,
   type Mock,
   type OrderView,
   type PlatformKeyView,
   pay,
   platformKeyPems,
-  readRaw,
   setNotifyUrl,
   startMock,
-  startReceiver,
   TEST_MERCHANT_APP_KEY,
   testMerchantPrivateKeyPem,
-  waitForDelivery,
-  waitUntil
-} from "./support/mock.js"
+  waitForDelivery
+} from "@pc/test-support/mock"
 
 const APP_KEY = TEST_MERCHANT_APP_KEY
 const TIMEOUT = 60_000
+/** How the tests poll what a receiver got: every 20 ms, for 30 s at most. */
+const POLL = { timeoutMs: 30_000, intervalMs: 20 }
 
 let merchantPem: string
 let merchantSigner: Crypto.Signer
@@ -245,7 +243,7 @@ const HOP_BY_HOP = new Set(["host", "connection", "content-length", "transfer-en
 const fetchHandler =
   (verifier: () => Callback.Service, events: Array<Wire.CallbackEvent>) =>
   async (req: IncomingMessage, res: ServerResponse) => {
-    const body = await readRaw(req)
+    const body = await readBody(req)
     const headers = Object.entries(headersOf(req)).filter(([name]) => !HOP_BY_HOP.has(name))
     const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method ?? "POST", headers, body })
     const response = await Effect.runPromise(
@@ -259,7 +257,7 @@ const fetchHandler =
   }
 
 const eventFor = (events: ReadonlyArray<Wire.CallbackEvent>, orderSn: string) =>
-  waitUntil(`the order.paid event of ${orderSn} at the receiver`, () => events.find((e) => e.orderSn === orderSn))
+  until(() => events.find((e) => e.orderSn === orderSn), `the order.paid event of ${orderSn} at the receiver`, POLL)
 
 const CALLBACK_HEADERS = ["content-type", "x-r-ts", "x-r-key-version", "x-r-signature"]
 
@@ -278,7 +276,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
   let platformPems: Record<number, string>
 
   beforeAll(async () => {
-    mock = await startMock(environment)
+    mock = await startMock({ environment })
     client = await makeClient(mock)
     platformPems = await platformKeyPems(mock)
   }, TIMEOUT)
@@ -416,7 +414,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
     it(
       "RateLimited: Retry-After past the retry deadline fails at once, with retryAfter",
       async () => {
-        const limited = await startMock(environment, { rateLimitPerMinute: 2 })
+        const limited = await startMock({ environment, rateLimitPerMinute: 2 })
         try {
           const rec = recorder()
           const impatient = await makeClient(limited, { retry: { deadline: 500 }, transformClient: rec.transform })
@@ -450,7 +448,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
     it(
       "merchant key rotation: v2 uploaded and current, v1 still accepted, then v1 disabled",
       async () => {
-        const rotating = await startMock(environment)
+        const rotating = await startMock({ environment })
         try {
           const uploaded = await devData<{ readonly keyVersion: number }>(
             rotating,
@@ -545,7 +543,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
         const events: Array<Wire.CallbackEvent> = []
         const refusals: Array<Callback.CallbackVerificationErrorReason> = []
         const verifier = watched(await verifierOf(environment, pemsFor(environment, platformPems)), refusals)
-        const receiver = await startReceiver(nodeHandler(() => verifier, events))
+        const receiver = await startEndpoint(nodeHandler(() => verifier, events))
         try {
           await setNotifyUrl(mock, APP_KEY, receiver.url)
           const { orderId, orderSn } = await createAndPay(mock, client, "25.50", "EUR")
@@ -575,7 +573,7 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
         const events: Array<Wire.CallbackEvent> = []
         const refusals: Array<Callback.CallbackVerificationErrorReason> = []
         const verifier = watched(await verifierOf(environment, pemsFor(environment, platformPems)), refusals)
-        const receiver = await startReceiver(fetchHandler(() => verifier, events))
+        const receiver = await startEndpoint(fetchHandler(() => verifier, events))
         try {
           await setNotifyUrl(mock, APP_KEY, receiver.url)
           const { orderId, orderSn } = await createAndPay(mock, client, 1200, "JPY")
@@ -597,8 +595,8 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
         const refusals: Array<Callback.CallbackVerificationErrorReason> = []
         const verifier = watched(await verifierOf(environment, pemsFor(environment, platformPems)), refusals)
         let passRawBody = false
-        const receiver = await startReceiver(async (req, res) => {
-          const raw = await readRaw(req)
+        const receiver = await startEndpoint(async (req, res) => {
+          const raw = await readBody(req)
           // What a JSON body parser followed by JSON.stringify hands on: the same data, other bytes.
           const body = passRawBody ? raw : JSON.stringify(JSON.parse(raw.toString("utf8")), null, 2)
           const verified = await Effect.runPromise(Effect.either(verifier.verify({ headers: req.headers, body })))
@@ -629,13 +627,13 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
     it(
       "platform key rotation: version 2 is refused by a ring of v1 only (UnknownKeyVersion), accepted by v1 + v2",
       async () => {
-        const rotating = await startMock(environment)
+        const rotating = await startMock({ environment })
         const events: Array<Wire.CallbackEvent> = []
         const refusals: Array<Callback.CallbackVerificationErrorReason> = []
         const v1Only = await platformKeyPems(rotating)
         expect(Object.keys(v1Only)).toEqual(["1"])
         let verifier = watched(await verifierOf(environment, pemsFor(environment, v1Only)), refusals)
-        const receiver = await startReceiver(nodeHandler(() => verifier, events))
+        const receiver = await startEndpoint(nodeHandler(() => verifier, events))
         try {
           const onRotating = await makeClient(rotating)
           await setNotifyUrl(rotating, APP_KEY, receiver.url)
@@ -677,9 +675,9 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
         const refusals: Array<Callback.CallbackVerificationErrorReason> = []
         const verifier = watched(await verifierOf(environment, pemsFor(environment, platformPems)), refusals)
         const captured: Array<CapturedCallback> = []
-        const receiver = await startReceiver(async (req, res) => {
+        const receiver = await startEndpoint(async (req, res) => {
           // express.raw({ type: "application/json" }) in front of the handler: req.body is the raw Buffer.
-          const body = await readRaw(req)
+          const body = await readBody(req)
           captured.push({ headers: headersOf(req), body })
           Object.assign(req, { body })
           await nodeHandler(() => verifier, events)(req, res)
@@ -709,10 +707,14 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
           // The mock's own redelivery is signed afresh (new X-R-Ts): not a replay. Same eventId, so
           // processing stays idempotent on eventId.
           await devData(mock, "POST", `/dev/callbacks/${delivered.id}/resend`)
-          const twice = await waitUntil("the resent delivery", () => {
-            const matching = events.filter((e) => e.orderSn === orderSn)
-            return matching.length === 2 ? matching : undefined
-          })
+          const twice = await until(
+            () => {
+              const matching = events.filter((e) => e.orderSn === orderSn)
+              return matching.length === 2 ? matching : undefined
+            },
+            "the resent delivery",
+            POLL
+          )
           expect(twice[1]!.eventId).toBe(twice[0]!.eventId)
           // Received: the first delivery, the replay sent above, the resend.
           const received = captured.filter((c) => c.body.toString("utf8").includes(orderSn))
@@ -794,8 +796,8 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
         }
 
         const captured: Array<CapturedCallback & { readonly orderSn: string }> = []
-        const receiver = await startReceiver(async (req, res) => {
-          const body = await readRaw(req)
+        const receiver = await startEndpoint(async (req, res) => {
+          const body = await readBody(req)
           const parsed = JSON.parse(body.toString("utf8")) as { readonly orderSn: string }
           captured.push({ headers: headersOf(req), body, orderSn: parsed.orderSn })
           res.writeHead(200, { "content-type": "application/json" })
@@ -804,8 +806,10 @@ describe.each(["sandbox", "production", "gray"] as const)("against the %s mock",
         try {
           await setNotifyUrl(mock, APP_KEY, receiver.url)
           await pay(mock, order.orderSn)
-          const callback = await waitUntil("the captured callback", () =>
-            captured.find((c) => c.orderSn === order.orderSn)
+          const callback = await until(
+            () => captured.find((c) => c.orderSn === order.orderSn),
+            "the captured callback",
+            POLL
           )
           const event = await payments.verifyCallback({ headers: callback.headers, body: callback.body })
           expect(event).toMatchObject({
@@ -851,7 +855,10 @@ describe("platform keys belong to one environment", () => {
   it(
     "the sandbox platform key configured as the production key refuses production callbacks; a sandbox callback at a production endpoint is WrongEnvironment",
     async () => {
-      const [sandbox, production] = await Promise.all([startMock("sandbox"), startMock("production")])
+      const [sandbox, production] = await Promise.all([
+        startMock({ environment: "sandbox" }),
+        startMock({ environment: "production" })
+      ])
       const events: Array<Wire.CallbackEvent> = []
       const refusals: Array<Callback.CallbackVerificationErrorReason> = []
       try {
@@ -859,7 +866,7 @@ describe("platform keys belong to one environment", () => {
         const productionPems = await platformKeyPems(production)
         // The mistake: the key copied from the sandbox's developer menu, pasted as the production key.
         let verifier = watched(await verifierOf("production", { production: sandboxPems }), refusals)
-        const receiver = await startReceiver(nodeHandler(() => verifier, events))
+        const receiver = await startEndpoint(nodeHandler(() => verifier, events))
         try {
           await setNotifyUrl(production, APP_KEY, receiver.url)
           const live = await createAndPay(production, await makeClient(production))

@@ -1,5 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
+import { readBody } from "@pc/test-support"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -19,10 +20,8 @@ const server = (answer: (req: IncomingMessage, res: ServerResponse, body: string
     const seen: Array<Seen> = []
     const closed: Array<string> = []
     const http = createServer((req, res) => {
-      const chunks: Array<Buffer> = []
-      req.on("data", (chunk: Buffer) => chunks.push(chunk))
-      req.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8")
+      void readBody(req).then((raw) => {
+        const body = raw.toString("utf8")
         seen.push({ method: req.method ?? "", headers: req.headers, body, port: req.socket.remotePort })
         answer(req, res, body)
       })

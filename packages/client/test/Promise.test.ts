@@ -2,6 +2,7 @@
 import { KeyRing } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
 import { WebCrypto } from "@pc/crypto-web"
+import { readBody } from "@pc/test-support"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
@@ -348,10 +349,8 @@ describe("createPaymentClient: callbacks", () => {
     })
     const server: Server = createServer((req, res) => {
       if (req.url === "/parsed") {
-        const chunks: Array<Buffer> = []
-        req.on("data", (c: Buffer) => chunks.push(c))
-        req.on("end", () => {
-          Object.assign(req, { body: JSON.parse(Buffer.concat(chunks).toString()) })
+        void readBody(req).then((raw) => {
+          Object.assign(req, { body: JSON.parse(raw.toString()) })
           client.verifyNodeCallback(req).then(
             () => res.writeHead(200).end("accepted"),
             (error: unknown) =>

@@ -7,11 +7,10 @@ import { tmpdir } from "node:os"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { blocksOf, type Finished, run as runCommand } from "@pc/test-support"
+import { blocksOf, type Finished, freePort, run as runCommand } from "@pc/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   devData,
-  freePort,
   type Mock,
   type OrderView,
   platformKeyPems,
@@ -19,7 +18,7 @@ import {
   TEST_MERCHANT_APP_KEY,
   testMerchantPrivateKeyPem,
   waitForDelivery
-} from "./support/mock.js"
+} from "@pc/test-support/mock"
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const readme = readFileSync(join(packageDir, "README.md"), "utf8")
@@ -48,7 +47,7 @@ describe("README examples", () => {
   let platformKey: string
 
   beforeAll(async () => {
-    mock = await startMock("sandbox")
+    mock = await startMock({ environment: "sandbox" })
     platformKey = (await platformKeyPems(mock))[1]!
     writeFileSync(
       tsconfig,

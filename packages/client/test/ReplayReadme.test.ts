@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url"
 import { freePort, startMariadb, startPostgres, startRedis } from "@pc/servers"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventBody, signCallback } from "./support/callbacks.js"
-import { waitUntil } from "./support/mock.js"
+import { until } from "@pc/test-support"
 import { keyOf } from "./support/vectors.js"
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
@@ -165,8 +165,13 @@ describe("README shared replay guard examples", () => {
       // Each receiver prints its verified event after it has answered: wait for the line.
       const verified = new RegExp(`callback verified:? order\\.paid M-1001 ${eventId}`)
       for (const receiver of [first!, second!]) {
-        await waitUntil(`the receiver to print the verified event`, () =>
-          verified.test(receiver.output()) ? true : undefined
+        await until(
+          () => (verified.test(receiver.output()) ? true : undefined),
+          "the receiver to print the verified event",
+          {
+            timeoutMs: 30_000,
+            intervalMs: 20
+          }
         )
       }
     },

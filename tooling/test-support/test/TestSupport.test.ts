@@ -15,7 +15,7 @@ import {
   publicPackages,
   run,
   until
-} from "../index.mjs"
+} from "../src/index.js"
 
 afterEach(killAll)
 
@@ -45,7 +45,7 @@ describe("until", () => {
     let calls = 0
     expect(await until(() => (++calls >= 3 ? calls : undefined), "three calls", { intervalMs: 1 })).toBe(3)
     await expect(until(() => undefined, "never", { timeoutMs: 20, intervalMs: 1 })).rejects.toThrow(
-      "never within 20 ms"
+      "timed out after 20 ms waiting for never"
     )
   })
 })

@@ -1,10 +1,11 @@
 // How the tests run `pc`: as a separate process, the way a user runs it: the built bin
 // (`dist/bin.js` on plain Node, as npm installs it), which turbo builds before these tests.
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { background, type Finished, type Running, run } from "@pc/test-support"
+import { type Mock, TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "@pc/test-support/mock"
 
 export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 
@@ -60,4 +61,24 @@ export const pcBackground = (
 ): Running => {
   const [command, argv] = pcCommand(args)
   return background(command, argv, { cwd: options.cwd ?? ROOT, env: envOf(options.env ?? {}) })
+}
+
+/** The mock's test merchant, as `pc` is configured with it. */
+export const testMerchant = { appKey: TEST_MERCHANT_APP_KEY, privateKeyPem: testMerchantPrivateKeyPem }
+
+/** The environment of a `pc` process acting as the test merchant on `mock` (its key in a 0600 file). */
+export const merchantEnv = (
+  mock: Pick<Mock, "url">,
+  environment: "sandbox" | "production" | "gray",
+  configDir: string
+): Record<string, string> => {
+  const keyFile = join(mkdtempSync(join(tmpdir(), "pc-merchant-")), "merchant-private.pem")
+  writeFileSync(keyFile, testMerchant.privateKeyPem(), { mode: 0o600 })
+  return {
+    PC_CONFIG_DIR: configDir,
+    PC_BASE_URL: mock.url,
+    PC_ENV: environment,
+    PC_APP_KEY: testMerchant.appKey,
+    PC_KEY_FILE: keyFile
+  }
 }

@@ -2,7 +2,7 @@
 // are in flight at once is then something the test counts, not something it has to catch in time.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { waitUntil } from "./receiver.js"
+import { readBody, until } from "@pc/test-support"
 
 /** One request held open: where it was sent (the path names the merchant), its headers and body. */
 export interface HeldRequest {
@@ -47,10 +47,8 @@ export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
   const mostPerPath = new Map<string, number>()
   let atOnce = 0
   const server = createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => {
-      const { eventId, orderSn } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+    void readBody(req).then((raw) => {
+      const { eventId, orderSn } = JSON.parse(raw.toString("utf8")) as {
         eventId: string
         orderSn: string
       }
@@ -100,15 +98,16 @@ export const startHoldingReceiver = async (): Promise<HoldingReceiver> => {
       for (const { res } of held.splice(0, count)) res.writeHead(200, { "content-type": "text/plain" }).end("ok")
     },
     waitHeld: (count, timeoutMs = 30_000) =>
-      waitUntil(() => (held.length >= count ? true : undefined), {
+      until(() => (held.length >= count ? true : undefined), `${count} requests held at once (${held.length} now)`, {
         timeoutMs,
-        what: `${count} requests held at once (${held.length} now)`
+        intervalMs: 10
       }).then(() => undefined),
     waitReceived: (count, timeoutMs = 30_000) =>
-      waitUntil(() => (received.length >= count ? true : undefined), {
-        timeoutMs,
-        what: `${count} requests in all (${received.length} so far)`
-      }).then(() => undefined),
+      until(
+        () => (received.length >= count ? true : undefined),
+        `${count} requests in all (${received.length} so far)`,
+        { timeoutMs, intervalMs: 10 }
+      ).then(() => undefined),
     close: () =>
       new Promise<void>((resolve) => {
         for (const { res } of held.splice(0)) res.destroy()

@@ -1,31 +1,9 @@
-// Starts a real mock server on 127.0.0.1 (random port) for a test file, and signs requests to it
-// with real RSA keys, exactly as a merchant would.
+// Signs requests to a mock (started by @pc/test-support/mock's startMock) with real RSA keys,
+// exactly as a merchant would, and calls its developer menu.
 import { Canonical, type Crypto, type Environment, Headers } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
 import { NodeCrypto } from "@pc/crypto-node"
-import { LogLevel } from "effect"
-import { defaults, type MockConfigShape } from "../../src/config/Config.js"
-import { start } from "../../src/main/Server.js"
-import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "../../src/main/TestMerchant.js"
-
-export type RunningMock = Awaited<ReturnType<typeof start>>
-
-/** A mock on a free port with an in-memory database, quiet unless MOCK_LOGS is set. */
-export const startMock = (overrides: Partial<MockConfigShape> = {}): Promise<RunningMock> =>
-  start(
-    { ...defaults, port: 0, db: ":memory:", callbackBackoffMs: 200, ...overrides },
-    { logLevel: process.env.MOCK_LOGS ? LogLevel.Info : LogLevel.None }
-  )
-
-/**
- * A mock whose every log line (all levels) goes to `lines` rather than the console, for tests that
- * read what is logged (defects with their stack, caps, no secrets).
- */
-export const startLoggedMock = (lines: Array<string>, overrides: Partial<MockConfigShape> = {}): Promise<RunningMock> =>
-  start(
-    { ...defaults, port: 0, db: ":memory:", callbackBackoffMs: 200, ...overrides },
-    { logLevel: LogLevel.All, logSink: (line) => lines.push(line) }
-  )
+import { TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "@pc/test-support/mock"
 
 export const testMerchantSigner = (): Promise<Crypto.Signer> => NodeCrypto.importPrivateKey(testMerchantPrivateKeyPem())
 

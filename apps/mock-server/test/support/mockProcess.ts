@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { PC_BIN } from "./process.js"
-import { waitUntil } from "./receiver.js"
+import { until } from "@pc/test-support"
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 
@@ -39,7 +39,7 @@ export const spawnMock = async (args: ReadonlyArray<string>, timeoutMs = 150_000
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal }))
   )
-  const url = await waitUntil(
+  const url = await until(
     () => {
       const match = /Payment Connect mock listening on (http:\/\/[^\s]+)/.exec(output)
       if (match !== null) return match[1]!
@@ -47,7 +47,8 @@ export const spawnMock = async (args: ReadonlyArray<string>, timeoutMs = 150_000
         throw new Error(`the mock exited before it was ready:\n${output}`)
       return undefined
     },
-    { timeoutMs, intervalMs: 20, what: "the mock's ready line" }
+    "the mock's ready line",
+    { timeoutMs, intervalMs: 20 }
   )
   return { child, url, output: () => output, exited }
 }

@@ -3,6 +3,7 @@
 // test scripts: an envelope, a raw body, a hung connection or a reset.
 import { Canonical, type Crypto, Headers, KeyRing, Timestamp } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
+import { readBody } from "@pc/test-support"
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { keyOf } from "./vectors.js"
@@ -84,10 +85,8 @@ export const startFaultServer = async (script: (attempt: Attempt, index: number)
   const verifiers = await merchantVerifiers
   const attempts: Array<Attempt> = []
   const server = createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", async () => {
-      const body = Buffer.concat(chunks).toString("utf8")
+    void readBody(req).then(async (raw) => {
+      const body = raw.toString("utf8")
       const parsed = Headers.parseRequest(req.headers, { signature: "required" })
       const path = (req.url ?? "/").split("?")[0]!
       let signatureValid = false

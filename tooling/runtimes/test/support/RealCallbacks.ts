@@ -1,24 +1,22 @@
-// Real callbacks from the mock for the runtime and framework tests: the mock fixture of the client's
-// tests (one copy of it), plus the two moves every receiver test makes: an order paid with its
+// Real callbacks from the mock for the runtime and framework tests: the mock fixture of
+// @pc/test-support (one copy of it), plus the two moves every receiver test makes: an order paid with its
 // callback sent to a notify URL, and a callback captured as it arrived to replay it, changed or not.
 import { createPaymentClient, type PaymentConnectClient } from "@pc/client/promise"
 import type { Environment } from "@pc/core/Environment"
+import { type CapturedCallback, headersOf, readBody, startEndpoint } from "@pc/test-support"
 import {
-  type CapturedCallback,
   type DeliveryView,
-  headersOf,
   type Mock,
   pay,
-  readRaw,
   setNotifyUrl,
   startMock,
-  startReceiver,
   TEST_MERCHANT_APP_KEY,
   testMerchantPrivateKeyPem,
   waitForDelivery
-} from "../../../../packages/client/test/support/mock.js"
+} from "@pc/test-support/mock"
 
-export { freePort, platformKeyPems, testMerchantPrivateKeyPem } from "../../../../packages/client/test/support/mock.js"
+export { freePort } from "@pc/test-support"
+export { platformKeyPems, testMerchantPrivateKeyPem } from "@pc/test-support/mock"
 export { type CapturedCallback, type DeliveryView, type Mock, TEST_MERCHANT_APP_KEY }
 
 /** A mock in this process (sandbox unless told) and a Promise client of its test merchant. */
@@ -29,7 +27,7 @@ export interface MockMerchant {
 }
 
 export const startMockMerchant = async (environment: Environment = "sandbox"): Promise<MockMerchant> => {
-  const mock = await startMock(environment)
+  const mock = await startMock({ environment })
   const client = await createPaymentClient({
     environment,
     baseUrl: mock.url,
@@ -73,8 +71,8 @@ export const payOrderTo = async (
 /** Pays an order with its callback sent to a receiver here, which keeps the request exactly as it came. */
 export const captureCallback = async (merchant: MockMerchant): Promise<CapturedCallback> => {
   let captured: CapturedCallback | undefined
-  const receiver = await startReceiver(async (req, res) => {
-    captured = { headers: headersOf(req), body: await readRaw(req) }
+  const receiver = await startEndpoint(async (req, res) => {
+    captured = { headers: headersOf(req), body: await readBody(req) }
     res.writeHead(200, { "content-type": "application/json" }).end('{"code":"SUCCESS","msg":null,"data":null}')
   })
   try {

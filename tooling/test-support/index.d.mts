@@ -83,7 +83,10 @@ export declare const blockAfter: (markdown: string, marker: string) => string
 /** The package names of the first `npm i ...` line (flags and a trailing comment left out). */
 export declare const npmInstallNames: (markdown: string) => ReadonlyArray<string>
 
-/** `process.env` without the variables a workspace runner sets (npm_*, PNPM_*, TURBO_*, VITEST*, NODE_OPTIONS), npm kept quiet, then `extra`. */
+/**
+ * `process.env` without the variables a workspace runner sets (npm_*, PNPM_*, TURBO_*, VITEST*, NODE_OPTIONS),
+ * a Node with node:sqlite first on the PATH (Node 24 from npm when this Node has none), npm kept quiet, then `extra`.
+ */
 export declare const merchantEnv: (extra?: Readonly<Record<string, string>>) => NodeJS.ProcessEnv
 /** A fresh `npm init -y` project in a new temp folder named `prefix...` (the caller removes it). */
 export declare const npmProject: (prefix: string, env?: NodeJS.ProcessEnv) => Promise<string>

@@ -1,14 +1,12 @@
 // Builds `pc` into dist/ for plain Node 20: dist/bin.js and the bundle it runs, dist/main.cjs. One
 // bundle instead of hundreds of modules: `pc mock` starts in a fraction of the time and memory that
-// loading every Effect module from node_modules took. better-sqlite3's native addon and
-// @pc/mock-server's key files are loaded from the installed packages at run time. Then one start of
+// loading every Effect module from node_modules took. better-sqlite3 (when it is the mock's driver)
+// and @pc/mock-server's key files are loaded from the installed packages at run time. Then one start of
 // `pc mock` (the smoke test of the bundle) leaves V8's code cache beside it (src/CodeCache.ts).
 import { build } from "esbuild"
 import { spawn } from "node:child_process"
 import { chmodSync, readFileSync, rmSync } from "node:fs"
 import { request } from "node:http"
-import { dirname, join, sep } from "node:path"
-import { fileURLToPath } from "node:url"
 
 /**
  * CommonJS packages that dependencies import but `pc` rarely or never calls: an ESM import of a
@@ -60,55 +58,12 @@ const lazyCommonJsPlugin = {
 }
 
 /**
- * better-sqlite3's JavaScript is bundled (compiled from the code cache like the rest: loaded from
- * node_modules it was about 9 ms of every start, fifteen files compiled anew), and only its native
- * addon is loaded at run time, from the better-sqlite3 that this package depends on. The two must be
- * one release, so the JavaScript is taken from that same package (whoever imports it: the mock
- * server's own dependency could be another version), and that package's version must be exactly the
- * one package.json names, which is what a merchant's install will hold. Its loader, `bindings`, finds
- * the addon from the caller's file name, which in a bundle is main.cjs: this replacement looks where
- * better-sqlite3's install always puts it, `build/Release/` of the installed package.
+ * better-sqlite3 is not bundled: the mock runs on Node's own `node:sqlite` where Node has one (22.13+,
+ * 24+), and better-sqlite3 is an optional peer that a project on Node 20 (or choosing it) installs;
+ * the mock requires it at run time, from the installed package, only when it is the driver
+ * (SqliteDriver.ts). Bundled, its JavaScript would have had to match whatever addon the project
+ * installed.
  */
-const cliDir = dirname(fileURLToPath(import.meta.url))
-const declaredSqlite = JSON.parse(readFileSync(join(cliDir, "package.json"), "utf8")).dependencies["better-sqlite3"]
-/** The better-sqlite3 being bundled: its folder and version, known once it is resolved. */
-const bundledSqlite = { root: undefined, version: undefined }
-const betterSqliteAddonPlugin = {
-  name: "better-sqlite3-addon",
-  setup(build) {
-    // Resolved at run time, from the installed package.
-    build.onResolve({ filter: /^better-sqlite3\/package\.json$/ }, (args) => ({ path: args.path, external: true }))
-    build.onResolve({ filter: /^better-sqlite3$/ }, async (args) => {
-      if (args.pluginData === "own") return undefined
-      const own = await build.resolve("better-sqlite3", { kind: args.kind, resolveDir: cliDir, pluginData: "own" })
-      if (own.errors.length > 0) return { errors: own.errors }
-      // own.path is lib/index.js of this package's better-sqlite3.
-      bundledSqlite.root = dirname(dirname(own.path))
-      bundledSqlite.version = JSON.parse(readFileSync(join(bundledSqlite.root, "package.json"), "utf8")).version
-      return { path: own.path }
-    })
-    build.onResolve({ filter: /^bindings$/ }, (args) =>
-      bundledSqlite.root !== undefined && args.importer.startsWith(bundledSqlite.root + sep)
-        ? { path: "bindings", namespace: "better-sqlite3-addon" }
-        : undefined
-    )
-    build.onLoad({ filter: /.*/, namespace: "better-sqlite3-addon" }, () => ({
-      contents: [
-        'const { existsSync } = require("node:fs")',
-        'const { dirname, join } = require("node:path")',
-        "module.exports = (name) => {",
-        '  const file = join(dirname(require.resolve("better-sqlite3/package.json")), "build", "Release", name)',
-        "  if (!existsSync(file)) {",
-        `    throw new Error("better-sqlite3's native addon is missing (" + file + "): its install script did not run (npm rebuild better-sqlite3; with pnpm, allow its build)")`,
-        "  }",
-        "  return require(file)",
-        "}"
-      ].join("\n"),
-      loader: "js"
-    }))
-  }
-}
-
 rmSync("dist", { recursive: true, force: true })
 const common = {
   bundle: true,
@@ -134,19 +89,14 @@ await build({
   entryPoints: ["src/Main.ts"],
   outfile: "dist/main.cjs",
   format: "cjs",
-  plugins: [lazyCommonJsPlugin, betterSqliteAddonPlugin],
+  plugins: [lazyCommonJsPlugin],
+  external: ["better-sqlite3"],
   define: { "import.meta.url": "__pcImportMetaUrl" },
   banner: { js: `${wrapperStart}var __pcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;` },
   footer: { js: wrapperEnd },
   // Licence comments go to main.cjs.LEGAL.txt with no link comment after the wrapper's end.
   legalComments: "external"
 })
-if (bundledSqlite.version !== declaredSqlite) {
-  rmSync("dist", { recursive: true, force: true })
-  throw new Error(
-    `better-sqlite3 ${bundledSqlite.version} was bundled, but package.json depends on "${declaredSqlite}": depend on exactly the bundled version, whose addon its JavaScript expects`
-  )
-}
 // A vm.Script has no module loader for `import()` (the code cache needs vm.Script): require instead.
 if (readFileSync("dist/main.cjs", "utf8").includes("import(")) {
   throw new Error("dist/main.cjs calls import(), which fails when the bin runs it from the code cache: use require")

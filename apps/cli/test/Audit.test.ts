@@ -3,8 +3,8 @@
 import type * as CallbackAudit from "@pc/core/CallbackAudit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Endpoint, startEndpoint } from "../../mock-server/test/support/callbackEndpoints.js"
-import { merchantEnv, type Mock, startMock, testMerchant } from "./support/Mock.js"
-import { freshConfigDir, pc, pcJson } from "./support/Pc.js"
+import { type Mock, startMock } from "@pc/test-support/mock"
+import { freshConfigDir, merchantEnv, pc, pcJson, testMerchant } from "./support/Pc.js"
 
 let mock: Mock
 let correct: Endpoint

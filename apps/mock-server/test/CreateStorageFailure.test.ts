@@ -4,7 +4,6 @@
 // failure is a real one: between two starts of the mock on one SQLite file (it holds the file
 // alone while it runs), a trigger is added that aborts the insert of some orders.
 import * as Wire from "@pc/core/Wire"
-import Sqlite from "better-sqlite3"
 import { LogLevel } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,6 +11,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { defaults } from "../src/config/Config.js"
 import { start } from "../src/main/Server.js"
+import { openDatabase } from "../src/store/SqliteDriver.js"
 import { listenEvents } from "./support/events.js"
 import { createOrder } from "./support/mock.js"
 
@@ -27,9 +27,11 @@ describe.each([
     const config = { ...defaults, port: 0, db, environment: "sandbox" } as const
     // The first start makes the schema; the trigger refuses the orders whose orderId says "lost".
     await (await start(config, { logLevel: LogLevel.None })).close()
-    const other = new Sqlite(db)
-    other.exec(`CREATE TRIGGER refuse_lost BEFORE INSERT ON orders WHEN NEW.outer_order LIKE 'lost-%'
+    const other = openDatabase(db)
+    other
+      .prepare(`CREATE TRIGGER refuse_lost BEFORE INSERT ON orders WHEN NEW.outer_order LIKE 'lost-%'
       BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
+      .run([])
     other.close()
     const mock = await start(config, { logLevel: LogLevel.None, createOrderFastPath })
     const stream = await listenEvents(mock.url)

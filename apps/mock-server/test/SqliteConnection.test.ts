@@ -4,7 +4,6 @@
 // checkpoints (WalCheckpoints.ts), before SQLite's own would copy it.
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Deferred, Effect, Either, Fiber } from "effect"
-import Sqlite from "better-sqlite3"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,18 +11,30 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import * as SqliteConnection from "../src/store/SqliteConnection.js"
 import { SqliteDirect } from "../src/store/SqliteConnection.js"
+import { type DriverName, hasNodeSqlite, openDatabase } from "../src/store/SqliteDriver.js"
 
 const dir = mkdtempSync(join(tmpdir(), "sqlite-connection-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 let files = 0
 
-const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | SqliteDirect>) =>
-  Effect.runPromise(Effect.provide(effect, SqliteConnection.layer(join(dir, `db-${++files}.sqlite`))))
+/** The drivers that load on this Node: better-sqlite3 where its addon was built for it, node:sqlite on 22.13+/24+. */
+const drivers = (["better-sqlite3", "node:sqlite"] as const).filter((driver) => {
+  if (driver === "node:sqlite") return hasNodeSqlite()
+  try {
+    openDatabase(":memory:", driver).close()
+    return true
+  } catch {
+    return false
+  }
+})
 
 const names = (sql: SqlClient.SqlClient) =>
   Effect.map(sql<{ name: string }>`SELECT name FROM t ORDER BY name`, (rows) => rows.map((row) => row.name))
 
-describe("SqliteConnection", () => {
+describe.each(drivers)("SqliteConnection on %s", (driver: DriverName) => {
+  const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | SqliteDirect>) =>
+    Effect.runPromise(Effect.provide(effect, SqliteConnection.layer(join(dir, `db-${++files}.sqlite`), driver)))
+
   it("runs a statement of another fiber after an open transaction ends, not inside it", async () => {
     const result = await run(
       Effect.gen(function* () {
@@ -121,10 +132,10 @@ describe("SqliteConnection", () => {
       // POSIX lock on it (locks are the process's, and go with the first close).
       execFileSync("cp", [file, copy])
       rmSync(`${copy}-wal`, { force: true })
-      const db = new Sqlite(copy)
+      const db = openDatabase(copy, driver)
       try {
-        const table = db.prepare("SELECT name FROM sqlite_master WHERE name = 't'").get()
-        return table === undefined ? 0 : (db.prepare("SELECT COUNT(*) FROM t").pluck().get() as number)
+        const table = db.prepare("SELECT name FROM sqlite_master WHERE name = 't'").all([])
+        return table.length === 0 ? 0 : (db.prepare("SELECT COUNT(*) AS n FROM t").all([])[0] as { n: number }).n
       } finally {
         db.close()
       }
@@ -148,7 +159,7 @@ describe("SqliteConnection", () => {
           inFile = rowsInFile()
         }
         return { inWalOnly, inFile, throughConnection: (yield* names(sql)).length }
-      }).pipe(Effect.scoped, Effect.provide(SqliteConnection.layer(file)))
+      }).pipe(Effect.scoped, Effect.provide(SqliteConnection.layer(file, driver)))
     )
     expect(seen.inWalOnly).toBeLessThan(150)
     expect(seen).toMatchObject({ inFile: 150, throughConnection: 150 })

@@ -2,9 +2,10 @@
 // platform private keys); then one suite that both stores, SQLite and PostgreSQL, must pass.
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as SqliteConnection from "../src/store/SqliteConnection.js"
 import { startPostgres } from "@pc/servers"
 import { Effect, LogLevel, Option } from "effect"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -13,10 +14,20 @@ import { defaults } from "../src/config/Config.js"
 import { start } from "../src/main/Server.js"
 import { migrations } from "../src/store/Migrations.js"
 import { Store } from "../src/store/Store.js"
+import { DRIVER_VARIABLE, defaultDriver, hasNodeSqlite, openDatabase } from "../src/store/SqliteDriver.js"
+import { testMerchantPublicKeyPem } from "../src/main/TestMerchant.js"
 import { createOrder, dev } from "./support/mock.js"
 import { describeStore } from "./support/storeSuite.js"
 import { startMock } from "@pc/test-support/mock"
 
+const betterSqliteLoads = (() => {
+  try {
+    openDatabase(":memory:", "better-sqlite3").close()
+    return true
+  } catch {
+    return false
+  }
+})()
 const directory = mkdtempSync(join(tmpdir(), "pc-mock-store-"))
 const postgres = await startPostgres()
 afterAll(async () => {
@@ -73,7 +84,7 @@ describe("a database file from before the attempts' request details (migration 0
           VALUES ('dlv-old', 'PC-old', 'm-1', 'evt-old', 'order.paid', '{}', 'delivered', 1, '2026-01-01T00:00:01.000Z', 1)`
         yield* sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, url, http_status, error, key_version, duration_ms)
           VALUES ('dlv-old', 1, '2026-01-01T00:00:01.000Z', 'http://x', 200, NULL, 1, 7)`
-      }).pipe(Effect.provide(SqliteClient.layer({ filename: db })))
+      }).pipe(Effect.provide(SqliteConnection.layer(db)))
     )
     const read = await Effect.runPromise(
       Effect.flatMap(Store, (store) =>
@@ -92,6 +103,67 @@ describe("a database file from before the attempts' request details (migration 0
   })
 })
 
-describeStore("SQLite", async () => Store.sqlite(":memory:"))
+// better-sqlite3's addon is built for the Node the workspace installed with (20 in CI): on another
+// Node it does not load, and node:sqlite (Node 22.13+, 24+) is the driver there.
+if (betterSqliteLoads) describeStore("SQLite (better-sqlite3)", async () => Store.sqlite(":memory:", "better-sqlite3"))
+if (hasNodeSqlite()) describeStore("SQLite (node:sqlite)", async () => Store.sqlite(":memory:", "node:sqlite"))
+
+/**
+ * Runs `script` on Node 24 (from npm) with `file` as its argument: node:sqlite, for the Node this
+ * suite runs on where only better-sqlite3 loads.
+ */
+const onNode24 = (script: string, file: string) =>
+  execFileSync("npx", ["-y", "node@24", "--no-warnings", "--input-type=module", "-e", script, file], {
+    encoding: "utf8",
+    timeout: 120_000
+  })
+
+describe.skipIf(!betterSqliteLoads)("one database file under either driver (needs better-sqlite3's addon)", () => {
+  it("is written by better-sqlite3, read and written by node:sqlite, and read back by better-sqlite3", async () => {
+    const db = join(directory, "either-driver.sqlite")
+    await Effect.runPromise(
+      Effect.flatMap(Store, (store) =>
+        store.ensureMerchant({ appKey: "m-either", publicKeyPem: testMerchantPublicKeyPem(), nowMs: 1_000 })
+      ).pipe(Effect.provide(Store.sqlite(db, "better-sqlite3")))
+    )
+    const script = `
+      import { DatabaseSync } from "node:sqlite"
+      const db = new DatabaseSync(process.argv[1])
+      const check = db.prepare("PRAGMA integrity_check").all()
+      const merchants = db.prepare("SELECT app_key FROM merchants ORDER BY app_key").all()
+      db.prepare("UPDATE merchants SET notify_url = ? WHERE app_key = ?").run("https://shop.example/from-node-sqlite", "m-either")
+      db.close()
+      console.log(JSON.stringify({ check, merchants }))`
+    const seen = JSON.parse(onNode24(script, db)) as unknown
+    expect(seen).toEqual({
+      check: [{ integrity_check: "ok" }],
+      merchants: [{ app_key: "m-either" }]
+    })
+    const read = await Effect.runPromise(
+      Effect.flatMap(Store, (store) => store.getMerchant("m-either")).pipe(
+        Effect.provide(Store.sqlite(db, "better-sqlite3"))
+      )
+    )
+    expect(Option.map(read, (merchant) => merchant.notifyUrl)).toEqual(
+      Option.some("https://shop.example/from-node-sqlite")
+    )
+  }, 180_000)
+})
+
+describe("the default driver", () => {
+  it("is node:sqlite where Node has it, else better-sqlite3", () => {
+    const saved = process.env[DRIVER_VARIABLE]
+    delete process.env[DRIVER_VARIABLE]
+    try {
+      expect(defaultDriver()).toBe(hasNodeSqlite() ? "node:sqlite" : "better-sqlite3")
+      process.env[DRIVER_VARIABLE] = "better-sqlite3"
+      expect(defaultDriver()).toBe("better-sqlite3")
+    } finally {
+      if (saved === undefined) delete process.env[DRIVER_VARIABLE]
+      else process.env[DRIVER_VARIABLE] = saved
+    }
+  })
+})
+
 let databases = 0
 describeStore("PostgreSQL", async () => Store.postgres(await postgres.createDatabase(`store_${++databases}`)))

@@ -15,6 +15,7 @@ import pg from "pg"
 import { migrateAlone } from "./Dialect.js"
 import { migrations } from "./Migrations.js"
 import * as SqliteConnection from "./SqliteConnection.js"
+import { type DriverName, defaultDriver, isBusy as isBusyCause } from "./SqliteDriver.js"
 import { DatabaseInUse } from "./StoreError.js"
 
 /**
@@ -32,16 +33,7 @@ export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.tes
 const isFile = (db: string): boolean => db !== ":memory:" && db !== ""
 
 /** SQLite's answer when another connection holds the lock (the cause of a SqlError). */
-const isBusy = (error: SqlError): boolean => {
-  const cause: unknown = error.cause
-  return (
-    typeof cause === "object" &&
-    cause !== null &&
-    "code" in cause &&
-    typeof cause.code === "string" &&
-    /^SQLITE_(BUSY|LOCKED)/.test(cause.code)
-  )
-}
+const isBusy = (error: SqlError): boolean => isBusyCause(error.cause)
 
 /**
  * Opens the database for this process alone. On a file, the lock is taken before anything else:
@@ -107,8 +99,9 @@ const preparedWith = <E, R>(prepare: Effect.Effect<unknown, E, SqlClient.SqlClie
   Layer.scopedContext(Effect.zipRight(prepare, Effect.context<SqlClient.SqlClient>()))
 
 /**
- * Opens the SQLite database `db` in the caller's scope: the file (created 0600 if new, locked for
- * this process, see {@link DatabaseInUse}) or `:memory:`, migrated. An effect, not a layer, so that
+ * Opens the SQLite database `db` in the caller's scope with `driver` (node:sqlite where Node has it,
+ * SqliteDriver.ts): the file (created 0600 if new, locked for this process, see {@link DatabaseInUse})
+ * or `:memory:`, migrated. An effect, not a layer, so that
  * the store on it is one layer (Store.sqlite): as a tree of layers it took a quarter of the layers
  * the mock's start built, each costing Effect's memo map more than a migration does.
  *
@@ -117,10 +110,10 @@ const preparedWith = <E, R>(prepare: Effect.Effect<unknown, E, SqlClient.SqlClie
  * const layer = Layer.scoped(Store, Effect.flatMap(openSqlite("./mock.sqlite"), (context) => Effect.provide(Store.make({ shared: false }), context)))
  * ```
  */
-export const openSqlite = (db: string) =>
+export const openSqlite = (db: string, driver: DriverName = defaultDriver()) =>
   Effect.gen(function* () {
     yield* createFile(db)
-    const context = yield* SqliteConnection.open(db)
+    const context = yield* SqliteConnection.open(db, driver)
     // The journal mode is set after taking the lock (lockSqlite), not by the client.
     yield* Effect.provide(Effect.zipRight(lockSqlite(db), migrate), context)
     return context

@@ -1,7 +1,8 @@
-// The mock's SQLite connection as `@effect/sql`'s `SqlClient`: one better-sqlite3 connection, each
-// statement prepared once and kept. It replaces `@effect/sql-sqlite-node`'s client, whose statement
-// cache (an Effect `Cache` with a time to live) and per-statement semaphore cost more per statement
-// than SQLite's own work for a create. The rules are the
+// The mock's SQLite connection as `@effect/sql`'s `SqlClient`: one connection (node:sqlite or
+// better-sqlite3, SqliteDriver.ts), each statement prepared once and kept. It replaces
+// `@effect/sql-sqlite-node`'s client (better-sqlite3 only), whose statement cache (an Effect `Cache`
+// with a time to live) and per-statement semaphore cost more per statement than SQLite's own work
+// for a create. The rules are the
 // same: statements outside a transaction run whenever no transaction holds the connection, and a
 // transaction holds it from BEGIN to COMMIT or ROLLBACK, so nothing of another fiber lands inside.
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -9,11 +10,17 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import Sqlite from "better-sqlite3"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import {
+  type DriverName,
+  defaultDriver,
+  openDatabase,
+  type SqliteDatabase,
+  type SqliteStatement
+} from "./SqliteDriver.js"
 import * as WalCheckpoints from "./WalCheckpoints.js"
 
 /**
@@ -28,7 +35,7 @@ export interface SqliteDirectService {
    * (the tables may not exist yet when it is asked for) and kept for the connection's life;
    * `undefined` while a transaction holds the connection, which the statement must not join: the
    * caller then goes through the `SqlClient`, which waits for the transaction's end. Throws what
-   * better-sqlite3 throws.
+   * the driver throws.
    */
   readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
   /**
@@ -46,9 +53,9 @@ export class SqliteDirect extends Context.Tag("@pc/mock-server/SqliteDirect")<Sq
 const MAX_PREPARED = 200
 
 /** A bounded map of prepared statements by SQL text, the least recently used dropped first. */
-const makePrepared = (db: Sqlite.Database) => {
-  const statements = new Map<string, Sqlite.Statement>()
-  return (sql: string): Sqlite.Statement => {
+const makePrepared = (db: SqliteDatabase) => {
+  const statements = new Map<string, SqliteStatement>()
+  return (sql: string): SqliteStatement => {
     const known = statements.get(sql)
     if (known !== undefined) {
       // Most recently used last: Map keeps insertion order.
@@ -66,21 +73,26 @@ const makePrepared = (db: Sqlite.Database) => {
 const failed = (cause: unknown, message: string) => new SqlError({ cause, message })
 
 /** Runs a statement: its rows when it returns any, else `[]` (or the run result when `raw`). */
-const runOn = (statement: Sqlite.Statement, params: ReadonlyArray<unknown>, raw: boolean): ReadonlyArray<unknown> => {
-  if (statement.reader) return statement.all(...params) as ReadonlyArray<unknown>
-  const result = statement.run(...params)
+const runOn = (statement: SqliteStatement, params: ReadonlyArray<unknown>, raw: boolean): ReadonlyArray<unknown> => {
+  if (statement.reader) return statement.all(params)
+  const result = statement.run(params)
   return raw ? (result as unknown as ReadonlyArray<unknown>) : []
 }
 
 /**
- * The client on the SQLite database `filename` (a file or `:memory:`), closed with the scope. The
- * journal mode and the other pragmas are the caller's (Database.ts sets them after taking the lock).
+ * The client on the SQLite database `filename` (a file or `:memory:`) through `driver`, closed with
+ * the scope; a SqlError when the driver is missing or the file cannot be opened. The journal mode
+ * and the other pragmas are the caller's (Database.ts sets them after taking the lock).
  */
 const make = (
-  filename: string
-): Effect.Effect<Context.Context<SqlClient.SqlClient | SqliteDirect>, never, Scope.Scope | Reactivity.Reactivity> =>
+  filename: string,
+  driver: DriverName
+): Effect.Effect<Context.Context<SqlClient.SqlClient | SqliteDirect>, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
-    const db = new Sqlite(filename)
+    const db = yield* Effect.try({
+      try: () => openDatabase(filename, driver),
+      catch: (cause) => failed(cause, `Failed to open the SQLite database with ${driver}: ${String(cause)}`)
+    })
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
     const prepared = makePrepared(db)
 
@@ -101,15 +113,10 @@ const make = (
           try: () => {
             const statement = prepared(sql)
             if (!statement.reader) {
-              statement.run(...params)
+              statement.run(params)
               return []
             }
-            statement.raw(true)
-            try {
-              return statement.all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
-            } finally {
-              statement.raw(false)
-            }
+            return statement.values(params)
           },
           catch: (cause) => failed(cause, "Failed to execute statement")
         }),
@@ -166,21 +173,17 @@ const make = (
     const direct: SqliteDirect["Type"] = {
       // Held by its caller, outside the cache above: no lookup by SQL text per run.
       statement: (sql) => {
-        let statement: Sqlite.Statement | undefined
-        let reader = false
+        let statement: SqliteStatement | undefined
         return (params) => {
           if (transactions !== 0) return undefined
-          if (statement === undefined) {
-            statement = db.prepare(sql)
-            reader = statement.reader
-          }
-          if (reader) return statement.all(...params) as ReadonlyArray<unknown>
-          statement.run(...params)
+          statement ??= db.prepare(sql)
+          if (statement.reader) return statement.all(params)
+          statement.run(params)
           return []
         }
       },
       checkpointInBackground: Effect.suspend(() =>
-        WalCheckpoints.inBackground(db, () => transactions === 0 && !db.inTransaction)
+        WalCheckpoints.inBackground(db, filename, () => transactions === 0 && !db.inTransaction())
       )
     }
     return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))
@@ -188,15 +191,18 @@ const make = (
 
 /**
  * The `SqlClient` on the SQLite database `filename`, prepared statements kept for the connection's
- * life, and {@link SqliteDirect} on the same connection.
+ * life, and {@link SqliteDirect} on the same connection; through `driver`, by default node:sqlite
+ * where Node has it (SqliteDriver.ts).
  *
  * @example
  * ```ts
  * const layer = SqliteConnection.layer("./mock.sqlite") // then PRAGMA journal_mode = WAL, migrations
  * ```
  */
-export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient | SqliteDirect> =>
-  Layer.scopedContext(open(filename))
+export const layer = (
+  filename: string,
+  driver: DriverName = defaultDriver()
+): Layer.Layer<SqlClient.SqlClient | SqliteDirect, SqlError> => Layer.scopedContext(open(filename, driver))
 
 /**
  * The same as {@link layer}, as an effect in the caller's scope: for a layer that opens the
@@ -208,6 +214,7 @@ export const layer = (filename: string): Layer.Layer<SqlClient.SqlClient | Sqlit
  * ```
  */
 export const open = (
-  filename: string
-): Effect.Effect<Context.Context<SqlClient.SqlClient | SqliteDirect>, never, Scope.Scope> =>
-  Effect.provideServiceEffect(make(filename), Reactivity.Reactivity, Reactivity.make)
+  filename: string,
+  driver: DriverName = defaultDriver()
+): Effect.Effect<Context.Context<SqlClient.SqlClient | SqliteDirect>, SqlError, Scope.Scope> =>
+  Effect.provideServiceEffect(make(filename, driver), Reactivity.Reactivity, Reactivity.make)

@@ -19,6 +19,7 @@ import { type MerchantStore, makeMerchantStore } from "./MerchantStore.js"
 import { makeOrderStore, type OrderStore } from "./OrderStore.js"
 import { makePlatformKeyStore, type PlatformKeyStore } from "./PlatformKeyStore.js"
 import { EnvironmentMismatch } from "./StoreError.js"
+import type { DriverName } from "./SqliteDriver.js"
 
 /** What the store offers: each aggregate's operations, and the database's binding to an environment. */
 export interface StoreService extends MerchantStore, OrderStore, DeliveryStore, PlatformKeyStore {
@@ -71,11 +72,14 @@ export class Store extends Context.Tag("@pc/mock-server/Store")<Store, StoreServ
       }
     })
 
-  /** The store on SQLite: the file `db` (created 0600 if new, locked for this process) or `:memory:`. */
-  static readonly sqlite = (db: string) =>
+  /**
+   * The store on SQLite: the file `db` (created 0600 if new, locked for this process) or `:memory:`,
+   * through `driver` (by default node:sqlite where Node has it, else better-sqlite3).
+   */
+  static readonly sqlite = (db: string, driver?: DriverName) =>
     Layer.scoped(
       Store,
-      Effect.flatMap(openSqlite(db), (context) => Effect.provide(Store.make({ shared: false }), context))
+      Effect.flatMap(openSqlite(db, driver), (context) => Effect.provide(Store.make({ shared: false }), context))
     )
 
   /**

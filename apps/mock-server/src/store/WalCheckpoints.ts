@@ -4,12 +4,12 @@
 // commit takes the WAL past 1,000 pages, with every other request waiting. The WAL's fsync is the
 // long one (it grows with the pages written, the file's does not), so it is done
 // first on the thread pool, and SQLite's own fsync in the checkpoint then finds little left to write.
-import type Sqlite from "better-sqlite3"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { closeSync, fdatasync, openSync } from "node:fs"
+import type { SqliteDatabase } from "./SqliteDriver.js"
 
 /** How often the background looks at what was written. */
 const INTERVAL = Duration.millis(100)
@@ -48,19 +48,25 @@ interface CheckpointResult {
  *
  * @example
  * ```ts
- * yield* WalCheckpoints.inBackground(db, () => transactions === 0)
+ * yield* WalCheckpoints.inBackground(db, "./mock.sqlite", () => transactions === 0)
  * ```
  */
-export const inBackground = (db: Sqlite.Database, idle: () => boolean): Effect.Effect<void, never, Scope.Scope> =>
+export const inBackground = (
+  db: SqliteDatabase,
+  filename: string,
+  idle: () => boolean
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
     // Rows changed by this connection since it opened: a write since the last checkpoint moves it.
-    const totalChanges = db.prepare("SELECT total_changes()").pluck()
+    const changesStatement = db.prepare("SELECT total_changes() AS changes")
+    const totalChanges = () => Number((changesStatement.all([])[0] as { changes: number | bigint }).changes)
+    const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)")
     // Where SQLite keeps the WAL: beside the file it opened, symbolic links resolved.
-    const main = (db.pragma("database_list") as ReadonlyArray<{ name: string; file: string }>).find(
+    const main = (db.prepare("PRAGMA database_list").all([]) as ReadonlyArray<{ name: string; file: string }>).find(
       (entry) => entry.name === "main"
     )
-    const walFile = `${main?.file ?? db.name}-wal`
-    let checkpointedAt = totalChanges.get() as number
+    const walFile = `${main?.file ?? filename}-wal`
+    let checkpointedAt = totalChanges()
     let rowsPerCheckpoint = FIRST_ROWS
     let wal: number | undefined
     let warnedAtMs = Number.NEGATIVE_INFINITY
@@ -95,14 +101,14 @@ export const inBackground = (db: Sqlite.Database, idle: () => boolean): Effect.E
 
     const round = Effect.gen(function* () {
       if (!idle()) return
-      const written = (yield* attempt(() => totalChanges.get() as number)) - checkpointedAt
+      const written = (yield* attempt(totalChanges)) - checkpointedAt
       if (written < rowsPerCheckpoint) return
       // Only a head start for SQLite's own fsync: if it fails, the checkpoint still runs and syncs.
       yield* Effect.flatMap(attempt(openWal), syncWal).pipe(Effect.catchAll((error) => warn("the WAL's fsync", error)))
       // The connection may have been taken by a transaction meanwhile: a later round checkpoints.
       if (!idle()) return
-      const changes = yield* attempt(() => totalChanges.get() as number)
-      const [result] = (yield* attempt(() => db.pragma("wal_checkpoint(PASSIVE)"))) as ReadonlyArray<CheckpointResult>
+      const changes = yield* attempt(totalChanges)
+      const [result] = (yield* attempt(() => checkpoint.all([]))) as ReadonlyArray<CheckpointResult>
       // Rows for the next one from this one's rows per page, within bounds a stray result cannot move far.
       const rows = changes - checkpointedAt
       if (result !== undefined && result.log > 0 && rows > 0) {

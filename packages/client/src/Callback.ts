@@ -16,16 +16,13 @@ import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { decodeUtf8, utf8 } from "./internal/bytes.js"
-import {
-  type CallbackVerificationError,
-  type CallbackVerificationErrorReason,
-  refusal
-} from "./internal/callbackError.js"
+import type { CallbackVerificationError, CallbackVerificationErrorReason } from "./CallbackVerificationError.js"
+import { refusal } from "./internal/refusal.js"
 import { keyEntries, keyImportError } from "./internal/keys.js"
 import { ConfigurationError } from "./PaymentClientError.js"
 import * as ReplayGuard from "./ReplayGuard.js"
 
-export { CallbackVerificationError, type CallbackVerificationErrorReason } from "./internal/callbackError.js"
+export { CallbackVerificationError, type CallbackVerificationErrorReason } from "./CallbackVerificationError.js"
 
 /**
  * The service's platform public keys: for each environment, a ring of verifiers by key version.

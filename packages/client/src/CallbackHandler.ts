@@ -10,7 +10,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { CallbackVerifier } from "./Callback.js"
 import { type BodyResult, readFetchBody, readNodeBody } from "./internal/body.js"
-import { type CallbackVerificationError, refusal } from "./internal/callbackError.js"
+import type { CallbackVerificationError } from "./CallbackVerificationError.js"
+import { refusal } from "./internal/refusal.js"
 
 /**
  * The parts of a Fetch `Request` the adapter reads; any `Request` fits.

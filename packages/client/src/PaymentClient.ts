@@ -5,11 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Crypto, Environment, Headers, KeyRing, Money } from "@pc/core"
+import type { Crypto, Environment, KeyRing } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import * as PlatformHeaders from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -21,24 +19,18 @@ import * as Either from "effect/Either"
 import { flow, identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Random from "effect/Random"
-import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
-import { utf8 } from "./internal/bytes.js"
-import { keyEntries, keyImportError } from "./internal/keys.js"
+import type * as Redacted from "effect/Redacted"
+import { invalidOption, settingsOf } from "./internal/clientOptions.js"
+import { encodeCreateOrder } from "./internal/createOrderBody.js"
+import { fromHttpClientError, withRedactedHeaders } from "./internal/httpErrors.js"
+import { checkRing, importRing } from "./internal/keyRingImport.js"
+import { keyEntries } from "./internal/keys.js"
 import { type AttemptFailure, classifyCreateOrder } from "./internal/response.js"
 import { backoffDelay } from "./internal/retry.js"
-import { requestSigner, SigningFailure } from "./internal/signing.js"
+import { requestSigner } from "./internal/signing.js"
 import { timeoutOption } from "./internal/timeout.js"
-import {
-  ConfigurationError,
-  InvalidRequest,
-  isRetryable,
-  type PaymentClientError,
-  Timeout,
-  TransportError
-} from "./PaymentClientError.js"
+import { type ConfigurationError, isRetryable, type PaymentClientError, Timeout } from "./PaymentClientError.js"
 
 /**
  * How failed attempts are retried. Transport errors, timeouts, `internalError`, `rateLimited`
@@ -255,91 +247,6 @@ export type KeyOptions =
  */
 export type Options = CommonOptions & KeyOptions
 
-const invalidOption = (option: string, message: string) =>
-  new ConfigurationError({ message: `invalid option ${option}: ${message}`, reason: "InvalidOption", option })
-
-const positiveDuration = (option: string, input: unknown): Either.Either<number, ConfigurationError> => {
-  const decoded = Duration.decodeUnknown(input)
-  if (Option.isNone(decoded) || !Duration.isFinite(decoded.value) || Duration.toMillis(decoded.value) <= 0) {
-    return Either.left(invalidOption(option, 'expected a positive, finite duration such as 10000 or "10 seconds"'))
-  }
-  return Either.right(Duration.toMillis(decoded.value))
-}
-
-interface Settings {
-  readonly environment: Environment.Environment
-  readonly baseUrl: string
-  readonly appKey: string
-  readonly timeoutMs: number
-  readonly maxAttempts: number
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
-  readonly deadlineMs: number
-  readonly jitter: boolean
-}
-
-const settingsOf = (options: CommonOptions): Either.Either<Settings, ConfigurationError> =>
-  Either.gen(function* () {
-    if (!Environment.isEnvironment(options.environment)) {
-      return yield* Either.left(invalidOption("environment", 'expected "sandbox", "production" or "gray"'))
-    }
-    let url: URL
-    try {
-      url = new URL(options.baseUrl)
-    } catch {
-      return yield* Either.left(invalidOption("baseUrl", `${JSON.stringify(options.baseUrl)} is not an absolute URL`))
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      return yield* Either.left(invalidOption("baseUrl", "expected an http: or https: URL"))
-    }
-    if (url.search !== "" || url.hash !== "") {
-      return yield* Either.left(invalidOption("baseUrl", "expected no query string or fragment"))
-    }
-    if (url.pathname !== "/") {
-      return yield* Either.left(
-        invalidOption(
-          "baseUrl",
-          `expected scheme, host and port only (such as https://api.example.com), not the path ${JSON.stringify(url.pathname)}: ` +
-            "the signature covers the API path as sent (/openapi/v2/...), so a gateway prefix in the base URL " +
-            "cannot be signed and the service would refuse every request"
-        )
-      )
-    }
-    if (url.username !== "" || url.password !== "") {
-      // Never echo them: they are credentials.
-      return yield* Either.left(
-        invalidOption(
-          "baseUrl",
-          "expected no user info (user:password@): it would be dropped, not sent; add an Authorization header in transformClient"
-        )
-      )
-    }
-    if (typeof options.appKey !== "string" || !Headers.isAppKey(options.appKey)) {
-      return yield* Either.left(invalidOption("appKey", "the appKey is the UUID issued by the merchant platform"))
-    }
-    // `{ ...defaults, ...retry }` would let `{ maxAttempts: undefined }` (a spread of an optional
-    // setting) erase the default: only the fields actually given override it.
-    const given = Object.entries(options.retry ?? {}).filter(([, value]) => value !== undefined)
-    const policy: RetryPolicy = { ...defaultRetryPolicy, ...Object.fromEntries(given) }
-    if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
-      return yield* Either.left(invalidOption("retry.maxAttempts", "expected a whole number >= 1"))
-    }
-    if (typeof policy.jitter !== "boolean") {
-      return yield* Either.left(invalidOption("retry.jitter", "expected true or false"))
-    }
-    return {
-      environment: options.environment,
-      baseUrl: url.origin,
-      appKey: options.appKey,
-      timeoutMs: yield* positiveDuration("timeout", options.timeout ?? defaultTimeout),
-      maxAttempts: policy.maxAttempts,
-      baseDelayMs: yield* positiveDuration("retry.baseDelay", policy.baseDelay),
-      maxDelayMs: yield* positiveDuration("retry.maxDelay", policy.maxDelay),
-      deadlineMs: yield* positiveDuration("retry.deadline", policy.deadline),
-      jitter: policy.jitter
-    }
-  })
-
 /**
  * Imports PEM private keys (as `Redacted`) through a crypto provider into a signing key ring; each
  * key is parsed once and checked (RSA, 2048 bits or more).
@@ -356,153 +263,11 @@ const settingsOf = (options: CommonOptions): Either.Either<Settings, Configurati
  * const ring = PaymentClient.importKeyRing(NodeCrypto, { 1: Redacted.make(pemV1), 2: Redacted.make(pemV2) }, 2)
  * ```
  */
-export const importKeyRing = (
+export const importKeyRing: (
   crypto: Crypto.CryptoProvider,
   privateKeys: KeyRing.KeyEntries<Redacted.Redacted<string>>,
   current?: number
-): Effect.Effect<KeyRing.KeyRing<Crypto.Signer>, ConfigurationError> =>
-  Effect.gen(function* () {
-    const entries = yield* keyEntries(privateKeys, "privateKeys")
-    const pems = new Map<number, string>()
-    for (const [n, pem] of entries) {
-      if (!Redacted.isRedacted(pem)) {
-        return yield* invalidOption(
-          `privateKeys[${n}]`,
-          "expected the PEM as Redacted.make(pem), so it never lands in logs"
-        )
-      }
-      pems.set(n, Redacted.value(pem))
-    }
-    const signers = new Map<number, Crypto.Signer>()
-    for (const [version, pem] of pems) {
-      const signer = yield* Effect.tryPromise({
-        try: () => crypto.importPrivateKey(pem),
-        catch: (error) => keyImportError(error, `privateKeys[${version}]`)
-      })
-      signers.set(version, signer)
-    }
-    return yield* Effect.try({
-      try: () => KeyRing.make(signers, current),
-      catch: (error) => keyImportError(error, "currentKeyVersion")
-    })
-  })
-
-const checkRing = (
-  ring: KeyRing.KeyRing<Crypto.Signer>
-): Either.Either<KeyRing.KeyRing<Crypto.Signer>, ConfigurationError> => {
-  if (ring === null || typeof ring !== "object" || typeof ring.get !== "function" || ring.currentKey === undefined) {
-    return Either.left(
-      invalidOption("keyRing", "expected a KeyRing of signers (KeyRing.make or KeyRing.importSigners)")
-    )
-  }
-  for (const version of ring.versions) {
-    const signer = ring.get(version)
-    if (signer === undefined || typeof signer.sign !== "function") {
-      return Either.left(invalidOption(`keyRing[${version}]`, "expected a Signer"))
-    }
-    if (!(signer.modulusLength >= Crypto.MIN_MODULUS_LENGTH)) {
-      return Either.left(
-        new ConfigurationError({
-          message: `keyRing[${version}]: RSA key of ${signer.modulusLength} bits refused: keys must be ${Crypto.MIN_MODULUS_LENGTH} bits or more`,
-          reason: "WeakKey",
-          option: `keyRing[${version}]`
-        })
-      )
-    }
-  }
-  return Either.right(ring)
-}
-
-const decodeOrderId = Schema.decodeUnknownEither(Wire.OrderId)
-
-const localInvalid = (field: string, message: string) =>
-  new InvalidRequest({
-    message: `invalid ${field}: ${message} (refused before sending)`,
-    source: "local",
-    code: "paramError",
-    field,
-    serverMessage: undefined,
-    status: undefined,
-    requestId: undefined
-  })
-
-/**
- * Checks a create-order input and serialises it once, to the exact bytes that are signed and sent.
- * The amount becomes the canonical string for the currency (`10.5` USD is `"10.50"`).
- */
-const encodeCreateOrder = (input: CreateOrderInput): Either.Either<Uint8Array, InvalidRequest> => {
-  const orderId = decodeOrderId(input?.orderId)
-  if (Either.isLeft(orderId)) {
-    const issue = ParseResult.ArrayFormatter.formatErrorSync(orderId.left)[0]
-    return Either.left(localInvalid("orderId", issue?.message ?? "expected a string of 1 to 64 characters"))
-  }
-  if (typeof input.currency !== "string")
-    return Either.left(localInvalid("currency", 'expected a string such as "USD"'))
-  const amount = Money.canonicalAmount(input.amount, input.currency)
-  if (!amount.ok) {
-    return Either.left(
-      localInvalid(amount.error.reason === "UnknownCurrency" ? "currency" : "amount", amount.error.message)
-    )
-  }
-  return Either.right(utf8(JSON.stringify({ orderId: orderId.right, amount: amount.amount, currency: input.currency })))
-}
-
-const describeCause = (cause: unknown): string => {
-  if (!(cause instanceof Error)) return String(cause)
-  const inner = (cause as { readonly cause?: unknown }).cause
-  const detail =
-    inner instanceof Error
-      ? `: ${(inner as { readonly code?: unknown }).code ?? ""}${(inner as { readonly code?: unknown }).code ? " " : ""}${inner.message}`
-      : ""
-  return `${cause.message}${detail}`
-}
-
-const fromHttpClientError = (error: HttpClientError.HttpClientError, baseUrl: string): AttemptFailure => {
-  const failure = (e: PaymentClientError): AttemptFailure => ({ error: e, retryAfterMs: undefined })
-  if (error._tag === "RequestError") {
-    if (error.cause instanceof SigningFailure) {
-      return failure(
-        new ConfigurationError({
-          message: `${error.description ?? "the signer failed"}: ${describeCause(error.cause.cause)}`,
-          reason: "BadKey",
-          option: "keyRing"
-        })
-      )
-    }
-    if (error.reason !== "Transport") {
-      return failure(
-        new ConfigurationError({
-          message: `the request could not be built (${error.reason}): ${error.description ?? describeCause(error.cause)}`,
-          reason: "InvalidOption",
-          option: error.reason === "InvalidUrl" ? "baseUrl" : undefined
-        })
-      )
-    }
-    return failure(
-      new TransportError({ message: `could not reach ${baseUrl}: ${describeCause(error.cause)}`, cause: error.cause })
-    )
-  }
-  return failure(
-    new TransportError({
-      message: `the answer from ${baseUrl} (HTTP ${error.response.status}) could not be read: ${describeCause(error.cause)}`,
-      cause: error.cause
-    })
-  )
-}
-
-// Signatures are not secrets, but they are never logged or traced whole either. The extended list
-// is made once per list in force (usually the one default), not on every call.
-const withSignature = new WeakMap<ReadonlyArray<string | RegExp>, ReadonlyArray<string | RegExp>>()
-const redactSignature = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> => {
-  let extended = withSignature.get(names)
-  if (extended === undefined) {
-    extended = names.includes("x-r-signature") ? names : [...names, "x-r-signature"]
-    withSignature.set(names, extended)
-  }
-  return extended
-}
-const withRedactedHeaders = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.locallyWith(effect, PlatformHeaders.currentRedactedNames, redactSignature)
+) => Effect.Effect<KeyRing.KeyRing<Crypto.Signer>, ConfigurationError> = importRing
 
 /**
  * Makes the client service from options, on the `HttpClient` in context. Keys given as PEM are
@@ -532,11 +297,11 @@ const withRedactedHeaders = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  */
 export const make = (options: Options): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    const settings = yield* settingsOf(options)
+    const settings = yield* settingsOf(options, { retry: defaultRetryPolicy, timeout: defaultTimeout })
     let keyRing: KeyRing.KeyRing<Crypto.Signer>
     if (options.keyRing !== undefined) keyRing = yield* checkRing(options.keyRing)
     else if (options.crypto !== undefined && options.privateKeys !== undefined) {
-      keyRing = yield* checkRing(yield* importKeyRing(options.crypto, options.privateKeys, options.currentKeyVersion))
+      keyRing = yield* checkRing(yield* importRing(options.crypto, options.privateKeys, options.currentKeyVersion))
     } else return yield* invalidOption("keyRing", "give a keyRing of signers, or crypto with privateKeys")
     const baseClient = yield* HttpClient.HttpClient
     const client = baseClient.pipe(

@@ -34,7 +34,7 @@ export {
   TimeoutError,
   TransportError,
   UnexpectedResponseError
-} from "./internal/promiseErrors.js"
+} from "./PaymentConnectError.js"
 
 /**
  * How the Promise client finds the platform keys for callbacks: PEM text (imported with `crypto`)

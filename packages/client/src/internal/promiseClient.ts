@@ -24,7 +24,8 @@ import type {
   PaymentConnectClient
 } from "../Promise.js"
 import { keyEntries } from "./keys.js"
-import { ConfigurationError, toPromiseError } from "./promiseErrors.js"
+import { ConfigurationError } from "../PaymentConnectError.js"
+import { toPromiseError } from "./toPromiseError.js"
 
 export const run = async <A>(
   effect: Effect.Effect<A, PaymentClientError.PaymentClientError | Callback.CallbackVerificationError>

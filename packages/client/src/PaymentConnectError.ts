@@ -1,12 +1,17 @@
-// The error classes of the Promise facade, re-exported by Promise.ts (`@pc/client/promise`): one
-// class per Effect error, with a stable `code` and the useful fields of its Effect counterpart.
+/**
+ * The error classes of the Promise facade, re-exported by `Promise` (`@pc/client/promise`): one
+ * class per Effect error, with a literal `code` to switch on and the useful fields of its Effect
+ * counterpart.
+ *
+ * @since 0.1.0
+ */
 import type { Environment } from "@pc/core"
 import * as Duration from "effect/Duration"
-import type * as PaymentClientError from "../PaymentClientError.js"
+import type * as PaymentClientError from "./PaymentClientError.js"
 import type {
   CallbackVerificationErrorReason,
   CallbackVerificationError as EffectCallbackVerificationError
-} from "./callbackError.js"
+} from "./CallbackVerificationError.js"
 
 /**
  * The stable codes of {@link PaymentConnectError}, one per error class.
@@ -283,33 +288,5 @@ export class CallbackVerificationError extends PaymentConnectError {
     this.header = error.header
     this.keyVersion = error.keyVersion
     this.localClockAheadMs = error.localClockAheadMs
-  }
-}
-
-/** The Promise class of an Effect error. */
-export const toPromiseError = (
-  error: PaymentClientError.PaymentClientError | EffectCallbackVerificationError
-): PaymentConnectError => {
-  switch (error._tag) {
-    case "SignatureRejected":
-      return new SignatureRejectedError(error)
-    case "InvalidRequest":
-      return new InvalidRequestError(error)
-    case "DuplicateOrder":
-      return new DuplicateOrderError(error)
-    case "RateLimited":
-      return new RateLimitedError(error)
-    case "ServerError":
-      return new ServerError(error)
-    case "TransportError":
-      return new TransportError(error)
-    case "Timeout":
-      return new TimeoutError(error)
-    case "UnexpectedResponse":
-      return new UnexpectedResponseError(error)
-    case "ConfigurationError":
-      return new ConfigurationError(error)
-    case "CallbackVerificationError":
-      return new CallbackVerificationError(error)
   }
 }

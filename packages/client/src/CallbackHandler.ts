@@ -154,7 +154,7 @@ export const verifyNodeRequest = (
  * ```
  */
 export const answerOf = (
-  outcome: CallbackVerificationError | "HandlerFailed" | undefined
+  outcome: Pick<CallbackVerificationError, "reason"> | "HandlerFailed" | undefined
 ): { readonly status: 200 | 400 | 401 | 500; readonly body: string } => {
   const answer = (status: 200 | 400 | 401 | 500, code: string, msg: string | null) => ({
     status,

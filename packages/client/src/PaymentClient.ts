@@ -21,7 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import type * as Redacted from "effect/Redacted"
-import { invalidOption, settingsOf } from "./internal/clientOptions.js"
+import { invalidOption, positiveDuration, settingsOf } from "./internal/clientOptions.js"
 import { encodeCreateOrder } from "./internal/createOrderBody.js"
 import { fromHttpClientError, withRedactedHeaders } from "./internal/httpErrors.js"
 import { checkRing, importRing } from "./internal/keyRingImport.js"
@@ -30,7 +30,13 @@ import { type AttemptFailure, classifyCreateOrder } from "./internal/response.js
 import { backoffDelay } from "./internal/retry.js"
 import { requestSigner } from "./internal/signing.js"
 import { timeoutOption } from "./internal/timeout.js"
-import { type ConfigurationError, isRetryable, type PaymentClientError, Timeout } from "./PaymentClientError.js"
+import {
+  type ConfigurationError,
+  isRetryable,
+  type PaymentClientError,
+  Timeout,
+  TransportError
+} from "./PaymentClientError.js"
 
 /**
  * How failed attempts are retried. Transport errors, timeouts, `internalError`, `rateLimited`
@@ -72,7 +78,9 @@ export interface RetryPolicy {
 export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined }
 
 /**
- * The default retry policy: 4 attempts, 250 ms doubling up to 8 s, jittered, within 30 s.
+ * The default retry policy: 4 attempts, 250 ms doubling up to 8 s, jittered, within 10 s: a
+ * checkout request has a shopper waiting on it, so a longer `Retry-After` fails the call instead
+ * of holding the page. Give a longer `deadline` (or a per-call `timeout`) to background jobs.
  *
  * @example
  * ```ts
@@ -85,7 +93,7 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 4,
   baseDelay: "250 millis",
   maxDelay: "8 seconds",
-  deadline: "30 seconds",
+  deadline: "10 seconds",
   jitter: true
 }
 
@@ -153,7 +161,31 @@ export interface Service {
    * `SignatureRejected`, `DuplicateOrder`, `RateLimited`, `ServerError`, `TransportError`,
    * `Timeout`, `UnexpectedResponse`, or `ConfigurationError` when the signer itself fails.
    */
-  readonly createOrder: (input: CreateOrderInput) => Effect.Effect<Wire.CreateOrderResult, PaymentClientError>
+  readonly createOrder: (
+    input: CreateOrderInput,
+    options?: CallOptions
+  ) => Effect.Effect<Wire.CreateOrderResult, PaymentClientError>
+}
+
+/**
+ * Per-call settings of `createOrder`. `timeout` bounds the whole call: every attempt, every
+ * backoff and every `Retry-After` wait; when it runs out the call fails with the last error, or a
+ * `Timeout` of scope `"deadline"`. It replaces the policy's `deadline` (default 10 s, short enough
+ * for a shopper waiting on a checkout button) for this call. `signal` stops the call when it
+ * aborts: the Effect is interrupted, and the Promise client rejects with `signal.reason`.
+ *
+ * @example
+ * ```ts
+ * import type { PaymentClient } from "@pc/client"
+ *
+ * const call: PaymentClient.CallOptions = { timeout: "4 seconds", signal: AbortSignal.timeout(5_000) }
+ * ```
+ */
+export interface CallOptions {
+  /** The whole call's deadline (a number of milliseconds or a duration such as `"4 seconds"`). */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Aborting it stops the call, even mid-wait. */
+  readonly signal?: AbortSignal | undefined
 }
 
 /**
@@ -365,26 +397,50 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
      * calls `client.execute`, which re-runs the signing mapper: a fresh timestamp and signature.
      */
     const withRetries = (
+      deadlineMs: number,
       run: (timeoutMs: number, scope: "attempt" | "deadline") => Effect.Effect<Wire.CreateOrderResult, AttemptFailure>
     ): Effect.Effect<Wire.CreateOrderResult, PaymentClientError> =>
       Effect.gen(function* () {
         const startedAt = yield* Clock.currentTimeMillis
         let attempts = 0
+        // A merchant deciding what to do next (retry later, show an error) needs to know how much
+        // of the budget went: the transport errors say how many attempts and how long.
+        const giveUp = (error: PaymentClientError, nowMs: number) =>
+          Effect.fail(
+            error._tag === "TransportError"
+              ? new TransportError({
+                  message: error.message,
+                  cause: error.cause,
+                  attempts,
+                  elapsedMs: nowMs - startedAt
+                })
+              : error._tag === "Timeout"
+                ? new Timeout({
+                    message: error.message,
+                    scope: error.scope,
+                    timeout: error.timeout,
+                    attempts,
+                    elapsedMs: nowMs - startedAt
+                  })
+                : error
+          )
         while (true) {
-          const remaining = settings.deadlineMs - ((yield* Clock.currentTimeMillis) - startedAt)
+          const remaining = deadlineMs - ((yield* Clock.currentTimeMillis) - startedAt)
           const budget = Math.min(settings.timeoutMs, remaining)
           const result = yield* Effect.either(run(budget, budget < settings.timeoutMs ? "deadline" : "attempt"))
           if (Either.isRight(result)) return result.right
           attempts++
           const { error, retryAfterMs } = result.left
           // signError, paramError and duplicateOrder would fail the same way again: never retried.
-          if (!isRetryable(error) || attempts >= settings.maxAttempts) return yield* Effect.fail(error)
+          if (!isRetryable(error) || attempts >= settings.maxAttempts) {
+            return yield* giveUp(error, yield* Clock.currentTimeMillis)
+          }
           const backoff = backoffDelay(settings, attempts, yield* Random.next)
           // The server knows best when it can take the request again: wait at least Retry-After.
           const delay = Math.max(backoff, retryAfterMs ?? 0)
           const elapsed = (yield* Clock.currentTimeMillis) - startedAt
           // A wait that ends past the deadline cannot lead to a success in time: fail now, with the real cause.
-          if (elapsed + delay >= settings.deadlineMs) return yield* Effect.fail(error)
+          if (elapsed + delay >= deadlineMs) return yield* giveUp(error, startedAt + elapsed)
           yield* Effect.logDebug(`createOrder attempt ${attempts} failed (${error._tag}); retrying in ${delay} ms`)
           yield* Effect.sleep(Duration.millis(delay))
         }
@@ -398,10 +454,16 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
       captureStackTrace: false
     } as const
 
-    const createOrder = (input: CreateOrderInput): Effect.Effect<Wire.CreateOrderResult, PaymentClientError> =>
+    const createOrder = (
+      input: CreateOrderInput,
+      call?: CallOptions
+    ): Effect.Effect<Wire.CreateOrderResult, PaymentClientError> =>
       Effect.suspend(() => {
         const body = encodeCreateOrder(input)
         if (Either.isLeft(body)) return Effect.fail(body.left)
+        const deadlineMs =
+          call?.timeout === undefined ? Either.right(settings.deadlineMs) : positiveDuration("timeout", call.timeout)
+        if (Either.isLeft(deadlineMs)) return Effect.fail(deadlineMs.left)
         // Serialised once: these exact bytes are signed and sent on every attempt. Retrying is safe
         // because the orderId makes create-order idempotent on the service (same appKey + orderId +
         // amount + currency returns the first order), so a retry after a lost answer never makes a
@@ -409,7 +471,10 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
         const request = HttpClientRequest.post(Wire.CREATE_ORDER_PATH).pipe(
           HttpClientRequest.bodyUint8Array(body.right, "application/json")
         )
-        return withRetries((timeoutMs, scope) => attempt(request, input.orderId, timeoutMs, scope))
+        const calling = withRetries(deadlineMs.right, (timeoutMs, scope) =>
+          attempt(request, input.orderId, timeoutMs, scope)
+        )
+        return call?.signal === undefined ? calling : abortable(calling, call.signal)
       }).pipe(Effect.withSpan("PaymentClient.createOrder", span), withRedactedHeaders)
 
     return PaymentClient.of({
@@ -548,6 +613,19 @@ export const layerConfig = (
  * ```
  */
 export const createOrder = (
-  input: CreateOrderInput
+  input: CreateOrderInput,
+  options?: CallOptions
 ): Effect.Effect<Wire.CreateOrderResult, PaymentClientError, PaymentClient> =>
-  Effect.flatMap(PaymentClient, (client) => client.createOrder(input))
+  Effect.flatMap(PaymentClient, (client) => client.createOrder(input, options))
+
+/** Interrupts `effect` when `signal` aborts (at once when it already has). */
+const abortable = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal): Effect.Effect<A, E> =>
+  Effect.raceFirst(
+    effect,
+    Effect.async<never>((resume) => {
+      const onAbort = () => resume(Effect.interrupt)
+      if (signal.aborted) onAbort()
+      else signal.addEventListener("abort", onAbort, { once: true })
+      return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+    })
+  )

@@ -141,7 +141,15 @@ export const createPaymentClientOn =
     return {
       environment: service.environment,
       keyVersion: service.keyRing.current,
-      createOrder: (input) => run(service.createOrder(input)),
+      createOrder: async (input, call) => {
+        try {
+          return await run(service.createOrder(input, call))
+        } catch (error) {
+          // An aborted call rejects as fetch does, with the signal's reason.
+          if (call?.signal?.aborted === true) throw call.signal.reason
+          throw error
+        }
+      },
       verifyCallback: async (input) => {
         if (callbacks === undefined) throw callbacksNotConfigured()
         return callbacks.verifyCallback(input)

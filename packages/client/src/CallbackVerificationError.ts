@@ -24,6 +24,8 @@ import * as Data from "effect/Data"
  *   than `order.paid`, `order.failed`, `order.expired`).
  * - `BodyAlreadyParsed`, `BodyUnreadable`, `BodyTooLarge`: the raw body is not available.
  * - `ReplayGuardFailed`: the replay guard failed or is full; the callback is refused (fail closed).
+ * - `PlatformKeySourceFailed`: the platform key source could not look the key version up (answered
+ *   500, so the service delivers the callback again later).
  *
  * @example
  * ```ts
@@ -45,6 +47,7 @@ export type CallbackVerificationErrorReason =
   | "BodyUnreadable"
   | "BodyTooLarge"
   | "ReplayGuardFailed"
+  | "PlatformKeySourceFailed"
 
 /**
  * A refused callback: one class with a `reason` literal (see {@link CallbackVerificationErrorReason}),

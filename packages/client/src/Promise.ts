@@ -23,7 +23,29 @@ import type * as ReplayGuardModule from "./ReplayGuard.js"
 import { CallbackVerificationError as PromiseCallbackVerificationError } from "./PaymentConnectError.js"
 import { CallbackVerificationError as EffectCallbackVerificationError } from "./CallbackVerificationError.js"
 
+import * as PlatformKeySource from "./PlatformKeySource.js"
+
 export * as ReplayGuard from "./ReplayGuard.js"
+
+/**
+ * A platform key source for a mock server: looks versions up in its `GET /dev/platform-keys`
+ * (`devToken` when the mock requires one). Give it as `callbacks.platformKeySource`.
+ *
+ * @example
+ * ```ts
+ * import { createCallbackVerifier, fetchMockPlatformKey } from "@pc/client/promise"
+ *
+ * const verifier = await createCallbackVerifier({
+ *   environment: "sandbox",
+ *   appKey,
+ *   platformKeySource: fetchMockPlatformKey("http://127.0.0.1:4010")
+ * })
+ * ```
+ */
+export const fetchMockPlatformKey = (
+  baseUrl: string,
+  options: { readonly devToken?: string | undefined } = {}
+): PlatformKeySource.FetchPlatformKey => PlatformKeySource.fetchFromMock(baseUrl, options)
 
 export {
   type AnyPaymentConnectError,
@@ -159,9 +181,17 @@ export const answerFor = (error: unknown): { readonly status: 400 | 401 | 500; r
  * ```
  */
 export interface CallbackOptions {
-  readonly platformKeys: {
+  /** The platform keys held now, by environment; may be left out when `platformKeySource` is given. */
+  readonly platformKeys?: {
     readonly [E in Environment.Environment]?: KeyRing.KeyEntries<string> | KeyRing.KeyRing<Crypto.Verifier> | undefined
   }
+  /**
+   * Where a key version not in `platformKeys` is looked up: a function of environment and version
+   * returning the PEM (or `undefined`), such as {@link fetchMockPlatformKey} for the mock, or your
+   * secrets store in production. Imported keys are cached; an unknown version is looked up again at
+   * most every 10 s. A platform key rotation then refuses no callback.
+   */
+  readonly platformKeySource?: PlatformKeySource.FetchPlatformKey | undefined
   /**
    * Default: an in-memory guard (`ReplayGuard.memory()`), made once with the client or verifier, so
    * create those once at startup; `false` turns replay protection off.

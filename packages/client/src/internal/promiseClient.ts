@@ -23,6 +23,7 @@ import type {
   PaymentClientOptions,
   PaymentConnectClient
 } from "../Promise.js"
+import * as PlatformKeySource from "../PlatformKeySource.js"
 import { keyEntries } from "./keys.js"
 import { ConfigurationError } from "../PaymentConnectError.js"
 import { toPromiseError } from "./toPromiseError.js"
@@ -63,6 +64,10 @@ export const makeVerifier = (
       environment: options.environment,
       appKey: options.appKey,
       platformKeys: rings,
+      platformKeySource:
+        options.platformKeySource === undefined
+          ? undefined
+          : PlatformKeySource.make(options.platformKeySource, { crypto: options.crypto ?? WebCrypto }),
       replayGuard: options.replayGuard,
       maxBodyBytes: options.maxBodyBytes
     })

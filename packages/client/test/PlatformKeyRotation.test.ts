@@ -1,0 +1,128 @@
+// A platform key rotation under a stream of real callbacks from the real mock: a verifier with a
+// live platform key source refuses none, even when the new key signs at once.
+import { NodeCrypto } from "@pc/crypto-node"
+import { Effect } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import * as PlatformKeySource from "../src/PlatformKeySource.js"
+import * as PaymentConnect from "../src/Promise.js"
+import {
+  dev,
+  deliveriesOf,
+  type Mock,
+  platformKeyPems,
+  type Receiver,
+  setNotifyUrl,
+  startMock,
+  startReceiver,
+  TEST_MERCHANT_APP_KEY,
+  testMerchantPrivateKeyPem,
+  waitUntil
+} from "./support/mock.js"
+
+const closers: Array<() => Promise<void>> = []
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()))
+})
+
+/** The receiver's verdicts, by HTTP status, and the key versions of the callbacks it accepted. */
+interface Tally {
+  readonly statuses: Array<number>
+}
+
+const receiverFor = async (verifier: () => PaymentConnect.CallbackVerifierClient, tally: Tally): Promise<Receiver> => {
+  const receiver = await startReceiver(async (req, res) => {
+    res.on("finish", () => tally.statuses.push(res.statusCode))
+    await verifier().nodeCallbackHandler(() => undefined)(req, res)
+  })
+  closers.push(() => receiver.close())
+  return receiver
+}
+
+/** Creates `count` orders and pays each, `between` running once half of them are paid. */
+const payStream = async (mock: Mock, prefix: string, count: number, between: () => Promise<void>) => {
+  const client = await PaymentConnect.createPaymentClient({
+    environment: "sandbox",
+    baseUrl: mock.url,
+    appKey: TEST_MERCHANT_APP_KEY,
+    crypto: NodeCrypto,
+    privateKeys: { 1: testMerchantPrivateKeyPem() }
+  })
+  const orderSns: Array<string> = []
+  for (let i = 0; i < count; i++) {
+    if (i === count / 2) await between()
+    const order = await client.createOrder({ orderId: `${prefix}-${i}`, amount: "10.00", currency: "USD" })
+    await dev(mock, "POST", `/dev/orders/${order.orderSn}/pay`)
+    orderSns.push(order.orderSn)
+  }
+  return orderSns
+}
+
+const deliveredAll = (mock: Mock, orderSns: ReadonlyArray<string>) =>
+  waitUntil("every callback delivered", async () => {
+    const all = await Promise.all(orderSns.map((sn) => deliveriesOf(mock, sn)))
+    const flat = all.flat()
+    return flat.length === orderSns.length && flat.every((d) => d.status === "delivered") ? flat : undefined
+  })
+
+describe("platform key rotation under a stream of callbacks", () => {
+  it("a live source (the mock's /dev/platform-keys) refuses no callback when the new key signs at once", async () => {
+    const mock = await startMock("sandbox")
+    closers.push(() => mock.close())
+    const tally: Tally = { statuses: [] }
+    let lookups = 0
+    const fetchKey = PlatformKeySource.fetchFromMock(mock.url)
+    const verifier = await PaymentConnect.createCallbackVerifier({
+      environment: "sandbox",
+      appKey: TEST_MERCHANT_APP_KEY,
+      crypto: NodeCrypto,
+      // The keys known at startup, and the source for the version a rotation brings.
+      platformKeys: { sandbox: await platformKeyPems(mock) },
+      platformKeySource: (environment, version) => {
+        lookups++
+        return fetchKey(environment, version)
+      }
+    })
+    const receiver = await receiverFor(() => verifier, tally)
+    await setNotifyUrl(mock, TEST_MERCHANT_APP_KEY, receiver.url)
+
+    const orderSns = await payStream(mock, "rot-live", 40, async () => {
+      const rotated = await dev<{ readonly version: number }>(mock, "POST", "/dev/platform-keys/rotate")
+      expect(rotated.envelope.data?.version).toBe(2)
+    })
+    const deliveries = await deliveredAll(mock, orderSns)
+    const versions = deliveries.map((d) => d.attempts.at(-1)?.keyVersion)
+    console.info(
+      `live source: ${tally.statuses.length} callbacks received, ${tally.statuses.filter((s) => s !== 200).length} refused, ` +
+        `${versions.filter((v) => v === 1).length} signed v1, ${versions.filter((v) => v === 2).length} signed v2, ${lookups} lookups`
+    )
+    expect(tally.statuses.filter((status) => status !== 200)).toEqual([])
+    expect(deliveries.every((d) => d.attemptCount === 1)).toBe(true)
+    expect(versions).toContain(1)
+    expect(versions).toContain(2)
+    // One lookup for the new version, however many callbacks it signed.
+    expect(lookups).toBe(1)
+  }, 60_000)
+
+  it("a source is looked up once per unknown version per interval, and a failing source answers 500", async () => {
+    let calls = 0
+    const source = PlatformKeySource.make(
+      () => {
+        calls++
+        return undefined
+      },
+      { crypto: NodeCrypto, refreshInterval: "1 minute" }
+    )
+    for (let i = 0; i < 5; i++) expect(await Effect.runPromise(source.lookup("production", 9))).toBeUndefined()
+    expect(calls).toBe(1)
+
+    const failing = PlatformKeySource.make(
+      () => {
+        throw new Error("vault unreachable")
+      },
+      { crypto: NodeCrypto }
+    )
+    const error = await Effect.runPromise(Effect.flip(failing.lookup("production", 2)))
+    expect(error._tag).toBe("PlatformKeySourceError")
+    expect(error.message).toContain("vault unreachable")
+  })
+})

@@ -38,8 +38,13 @@ const receiverFor = async (verifier: () => PaymentConnect.CallbackVerifierClient
   return receiver
 }
 
-/** Creates `count` orders and pays each, `between` running once half of them are paid. */
-const payStream = async (mock: Mock, prefix: string, count: number, between: () => Promise<void>) => {
+/** Creates `count` orders and pays each, running `steps[i]` before the i-th. */
+const payStream = async (
+  mock: Mock,
+  prefix: string,
+  count: number,
+  steps: Readonly<Record<number, () => Promise<void>>>
+) => {
   const client = await PaymentConnect.createPaymentClient({
     environment: "sandbox",
     baseUrl: mock.url,
@@ -49,7 +54,7 @@ const payStream = async (mock: Mock, prefix: string, count: number, between: () 
   })
   const orderSns: Array<string> = []
   for (let i = 0; i < count; i++) {
-    if (i === count / 2) await between()
+    await steps[i]?.()
     const order = await client.createOrder({ orderId: `${prefix}-${i}`, amount: "10.00", currency: "USD" })
     await dev(mock, "POST", `/dev/orders/${order.orderSn}/pay`)
     orderSns.push(order.orderSn)
@@ -85,9 +90,11 @@ describe("platform key rotation under a stream of callbacks", () => {
     const receiver = await receiverFor(() => verifier, tally)
     await setNotifyUrl(mock, TEST_MERCHANT_APP_KEY, receiver.url)
 
-    const orderSns = await payStream(mock, "rot-live", 40, async () => {
-      const rotated = await dev<{ readonly version: number }>(mock, "POST", "/dev/platform-keys/rotate")
-      expect(rotated.envelope.data?.version).toBe(2)
+    const orderSns = await payStream(mock, "rot-live", 40, {
+      20: async () => {
+        const rotated = await dev<{ readonly version: number }>(mock, "POST", "/dev/platform-keys/rotate")
+        expect(rotated.envelope.data?.version).toBe(2)
+      }
     })
     const deliveries = await deliveredAll(mock, orderSns)
     const versions = deliveries.map((d) => d.attempts.at(-1)?.keyVersion)
@@ -101,6 +108,64 @@ describe("platform key rotation under a stream of callbacks", () => {
     expect(versions).toContain(2)
     // One lookup for the new version, however many callbacks it signed.
     expect(lookups).toBe(1)
+  }, 60_000)
+
+  it("static keys updated between publish and activate refuse no callback, and the replay guard survives the rebuild", async () => {
+    const mock = await startMock("sandbox")
+    closers.push(() => mock.close())
+    const tally: Tally = { statuses: [] }
+    // One guard for every verifier this process builds: a rebuild on rotation must not forget deliveries.
+    const replayGuard = PaymentConnect.ReplayGuard.memory()
+    const build = async () =>
+      PaymentConnect.createCallbackVerifier({
+        environment: "sandbox",
+        appKey: TEST_MERCHANT_APP_KEY,
+        crypto: NodeCrypto,
+        platformKeys: { sandbox: await platformKeyPems(mock) },
+        replayGuard
+      })
+    let verifier = await build()
+    const receiver = await receiverFor(() => verifier, tally)
+    await setNotifyUrl(mock, TEST_MERCHANT_APP_KEY, receiver.url)
+    const statusOf = async (version: number) =>
+      (
+        await dev<ReadonlyArray<{ version: number; status: string }>>(mock, "GET", "/dev/platform-keys")
+      ).envelope.data?.find((k) => k.version === version)?.status
+
+    const orderSns = await payStream(mock, "rot-static", 45, {
+      // Step 1: the service publishes v2; callbacks are still signed with v1.
+      15: async () => {
+        const published = await dev<{ version: number; status: string }>(mock, "POST", "/dev/platform-keys/rotate", {
+          publishOnly: true
+        })
+        expect(published.envelope.data).toMatchObject({ version: 2, status: "published" })
+        // The merchant deploys the new static keys (v1 and v2) while callbacks keep coming.
+        verifier = await build()
+      },
+      // Step 2: v2 signs; v1 stays published.
+      30: async () => {
+        const activated = await dev<{ version: number; status: string }>(mock, "POST", "/dev/platform-keys/2/activate")
+        expect(activated.envelope.data).toMatchObject({ version: 2, status: "current" })
+        expect(await statusOf(1)).toBe("published")
+      }
+    })
+    const deliveries = await deliveredAll(mock, orderSns)
+    const versions = deliveries.map((d) => d.attempts.at(-1)?.keyVersion)
+    console.info(
+      `static keys: ${tally.statuses.length} callbacks received, ${tally.statuses.filter((s) => s !== 200).length} refused, ` +
+        `${versions.filter((v) => v === 1).length} signed v1, ${versions.filter((v) => v === 2).length} signed v2`
+    )
+    expect(tally.statuses.filter((status) => status !== 200)).toEqual([])
+    // Delivery runs beside the stream: a callback queued just before the activation may be signed after it.
+    expect(versions.filter((v) => v === 1).length).toBeGreaterThanOrEqual(15)
+    expect(versions.filter((v) => v === 2).length).toBeGreaterThanOrEqual(1)
+
+    // The current key cannot be retired; a published one can; an unknown version is notFound.
+    const retired = await dev(mock, "POST", "/dev/platform-keys/2/retire")
+    expect(retired.status).toBe(400)
+    expect((await dev(mock, "POST", "/dev/platform-keys/1/retire")).status).toBe(200)
+    expect(await statusOf(1)).toBe("retired")
+    expect((await dev(mock, "POST", "/dev/platform-keys/7/activate")).status).toBe(404)
   }, 60_000)
 
   it("a source is looked up once per unknown version per interval, and a failing source answers 500", async () => {

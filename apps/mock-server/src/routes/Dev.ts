@@ -4,12 +4,14 @@
  * resend. Bodies are decoded by the same Schemas that document them (`api/Schemas.ts`).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Crypto } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -162,12 +164,43 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
         )
       )
       .handle("listPlatformKeys", () => served(Effect.map(platformKeys.list, S.success)))
-      .handle("rotatePlatformKey", () =>
+      .handleRaw("rotatePlatformKey", () =>
         served(
-          platformKeys.rotate.pipe(
+          Effect.gen(function* () {
+            // The body is optional: a bare POST (older pc, the dashboard) rotates at once.
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const given =
+              request.headers["content-type"] !== undefined || request.headers["content-length"] !== undefined
+            const input = given && request.headers["content-length"] !== "0" ? yield* body(S.PlatformKeyRotation) : {}
+            return yield* platformKeys.rotate({ publishOnly: input.publishOnly === true })
+          }).pipe(
             Effect.tap((key) => events.publish({ type: "platformKey.rotated", version: key.version })),
             Effect.map(S.success)
           )
+        )
+      )
+      .handle("activatePlatformKey", ({ path }) =>
+        served(
+          orNotFound(`published platform key ${path.version}`)(
+            Effect.map(platformKeys.activate(path.version), Option.fromNullable)
+          ).pipe(
+            Effect.tap((key) => events.publish({ type: "platformKey.rotated", version: key.version })),
+            Effect.map(S.success)
+          )
+        )
+      )
+      .handle("retirePlatformKey", ({ path }) =>
+        served(
+          Effect.gen(function* () {
+            const keys = yield* platformKeys.list
+            if (keys.some((k) => k.version === path.version && k.status === "current")) {
+              return yield* paramError(`platform key ${path.version} is current: activate another key first`)
+            }
+            const key = yield* orNotFound(`published platform key ${path.version}`)(
+              Effect.map(platformKeys.retire(path.version), Option.fromNullable)
+            )
+            return S.success(key)
+          })
         )
       )
       .handle("getOrder", ({ path }) =>

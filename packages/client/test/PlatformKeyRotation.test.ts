@@ -2,6 +2,7 @@
 // live platform key source refuses none, even when the new key signs at once.
 import { NodeCrypto } from "@pc/crypto-node"
 import { Effect } from "effect"
+import { startMock as startMockInProcess } from "@pc/mock-server"
 import { afterEach, describe, expect, it } from "vitest"
 import * as PlatformKeySource from "../src/PlatformKeySource.js"
 import * as PaymentConnect from "../src/Promise.js"
@@ -167,6 +168,18 @@ describe("platform key rotation under a stream of callbacks", () => {
     expect(await statusOf(1)).toBe("retired")
     expect((await dev(mock, "POST", "/dev/platform-keys/7/activate")).status).toBe(404)
   }, 60_000)
+
+  it("the mock's source sends the developer token that startMock({ devToken }) requires", async () => {
+    const devToken = "client-test-token-0123456789"
+    const mock = await startMockInProcess({ environment: "sandbox", devToken, logLevel: "none" })
+    closers.push(() => mock.close())
+    const withToken = PaymentConnect.fetchMockPlatformKey(mock.url, { devToken })
+    expect(await withToken("sandbox", 1)).toContain("BEGIN PUBLIC KEY")
+    expect(await withToken("sandbox", 2)).toBeUndefined()
+    await expect(Promise.resolve(PaymentConnect.fetchMockPlatformKey(mock.url)("sandbox", 1))).rejects.toThrow(
+      /HTTP 401/
+    )
+  })
 
   it("a source is looked up once per unknown version per interval, and a failing source answers 500", async () => {
     let calls = 0

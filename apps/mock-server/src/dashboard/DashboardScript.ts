@@ -117,8 +117,13 @@ export function dashboardMain(lib: DashboardLib): void {
   class Unauthorized extends Error {}
 
   /** Calls a /dev route (relative to the page, so a mock served under a path prefix works too). */
-  const api = async <A>(method: "GET" | "POST", path: string): Promise<A> => {
-    const response = await fetch(new URL(path, document.baseURI), { method, headers: headers(), cache: "no-store" })
+  const api = async <A>(method: "GET" | "POST", path: string, body?: unknown): Promise<A> => {
+    const response = await fetch(new URL(path, document.baseURI), {
+      method,
+      headers: body === undefined ? headers() : { ...headers(), "content-type": "application/json" },
+      cache: "no-store",
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
     const envelope = (await response.json().catch(() => null)) as {
       readonly code?: string
       readonly msg?: string | null
@@ -609,9 +614,9 @@ export function dashboardMain(lib: DashboardLib): void {
   }
 
   // ---- actions ----
-  const act = (button: HTMLElement, method: "POST", path: string, done: string): void => {
+  const act = (button: HTMLElement, method: "POST", path: string, done: string, body?: unknown): void => {
     button.setAttribute("disabled", "")
-    api(method, path)
+    api(method, path, body)
       .then(
         () => notice(done),
         (error: unknown) => {
@@ -622,7 +627,23 @@ export function dashboardMain(lib: DashboardLib): void {
   }
 
   const rotate = byId("rotate")
-  rotate.addEventListener("click", () => act(rotate, "POST", "dev/platform-keys/rotate", "Platform key rotated."))
+  // As the service does: publish first (merchants add the key), then the next click makes it sign.
+  rotate.addEventListener("click", () => {
+    const current = platformKeys.find((key) => key.status === "current")?.version ?? 0
+    const pending = platformKeys.find((key) => key.status === "published" && key.version > current)
+    if (pending !== undefined) {
+      act(
+        rotate,
+        "POST",
+        `dev/platform-keys/${pending.version}/activate`,
+        `Platform key v${pending.version} signs now.`
+      )
+    } else {
+      act(rotate, "POST", "dev/platform-keys/rotate", "New platform key published; Rotate again to make it sign.", {
+        publishOnly: true
+      })
+    }
+  })
   byId("show-reads").addEventListener("change", renderLog)
   byId("token-form").addEventListener("submit", (submitted) => {
     submitted.preventDefault()

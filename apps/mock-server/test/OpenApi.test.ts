@@ -17,6 +17,8 @@ const contractRoutes: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = 
   ["/dev/merchants/{appKey}/notify-url", ["put"]],
   ["/dev/platform-keys", ["get"]],
   ["/dev/platform-keys/rotate", ["post"]],
+  ["/dev/platform-keys/{version}/activate", ["post"]],
+  ["/dev/platform-keys/{version}/retire", ["post"]],
   ["/dev/orders/{orderSn}", ["get"]],
   ["/dev/orders/{orderSn}/pay", ["post"]],
   ["/dev/orders/{orderSn}/fail", ["post"]],

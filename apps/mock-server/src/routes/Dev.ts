@@ -22,7 +22,7 @@ import { Dispatcher } from "../callbacks/Dispatcher.js"
 import { PlatformKeys } from "../callbacks/PlatformKeys.js"
 import { MockConfig } from "../Config.js"
 import { MockEvents } from "../events/MockEvents.js"
-import { jsonObjectBody } from "../http/Body.js"
+import { jsonObjectBody, rawBody } from "../http/Body.js"
 import { notFound, orNotFound, paramError } from "../http/Envelope.js"
 import { served } from "../http/Served.js"
 import { isoTime } from "../IsoTime.js"
@@ -167,11 +167,13 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
       .handleRaw("rotatePlatformKey", () =>
         served(
           Effect.gen(function* () {
-            // The body is optional: a bare POST (older pc, the dashboard) rotates at once.
+            // The body is optional: a JSON body may ask for publishOnly; any other body (older pc,
+            // a bare POST) is read within the limit and ignored, and the key rotates at once.
             const request = yield* HttpServerRequest.HttpServerRequest
-            const given =
-              request.headers["content-type"] !== undefined || request.headers["content-length"] !== undefined
-            const input = given && request.headers["content-length"] !== "0" ? yield* body(S.PlatformKeyRotation) : {}
+            const json = request.headers["content-type"]?.toLowerCase().startsWith("application/json") === true
+            const input = json
+              ? yield* body(S.PlatformKeyRotation)
+              : yield* Effect.as(rawBody(config.bodyLimitBytes), {} as { readonly publishOnly?: boolean })
             return yield* platformKeys.rotate({ publishOnly: input.publishOnly === true })
           }).pipe(
             Effect.tap((key) => events.publish({ type: "platformKey.rotated", version: key.version })),

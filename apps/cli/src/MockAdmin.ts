@@ -86,7 +86,10 @@ export interface MockAdminService {
   ) => Effect.Effect<Answer<"disableMerchantKey">, MockAdminError>
   readonly setNotifyUrl: (appKey: string, notifyUrl: string) => Effect.Effect<Answer<"setNotifyUrl">, MockAdminError>
   readonly platformKeys: () => Effect.Effect<ReadonlyArray<PlatformKey>, MockAdminError>
-  readonly rotatePlatformKey: () => Effect.Effect<PlatformKey, MockAdminError>
+  readonly rotatePlatformKey: (options?: {
+    readonly publishOnly?: boolean
+  }) => Effect.Effect<PlatformKey, MockAdminError>
+  readonly activatePlatformKey: (version: number) => Effect.Effect<PlatformKey, MockAdminError>
   readonly order: (orderSn: string) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly callbacks: (orderSn?: string) => Effect.Effect<ReadonlyArray<Delivery>, MockAdminError>
@@ -209,7 +212,9 @@ export const make = (options: {
         disableMerchantKey: (appKey, version) => call(dev.disableMerchantKey({ path: { appKey, version } })),
         setNotifyUrl: (appKey, notifyUrl) => call(dev.setNotifyUrl({ path: { appKey }, payload: { notifyUrl } })),
         platformKeys: () => call(dev.listPlatformKeys()),
-        rotatePlatformKey: () => call(dev.rotatePlatformKey()),
+        rotatePlatformKey: (options) =>
+          call(dev.rotatePlatformKey({ payload: options?.publishOnly === true ? { publishOnly: true } : {} })),
+        activatePlatformKey: (version) => call(dev.activatePlatformKey({ path: { version } })),
         order: (orderSn) => call(dev.getOrder({ path: { orderSn } })),
         moveOrder: (orderSn, move) => call(moves[move]({ path: { orderSn } })),
         callbacks: (orderSn) => call(dev.listCallbacks({ urlParams: orderSn === undefined ? {} : { orderSn } })),

@@ -108,7 +108,10 @@ describe("--json", () => {
     const added = await run<{ keyVersion: number }>(["merchants", "keys", "add", join(dir, "second-public.pem")])
     await run(["merchants", "keys", "disable", String(added.keyVersion)])
     await run(["platform-keys", "list"])
-    await run(["platform-keys", "rotate"])
+    // Publish first, then make it sign on the second rotate; --now does both at once.
+    expect((await run<{ status: string }>(["platform-keys", "rotate"])).status).toBe("published")
+    expect((await run<{ status: string }>(["platform-keys", "rotate"])).status).toBe("current")
+    expect((await run<{ status: string }>(["platform-keys", "rotate", "--now"])).status).toBe("current")
 
     const orders = await Promise.all(
       ["JSON-1", "JSON-2", "JSON-3"].map((orderId) =>

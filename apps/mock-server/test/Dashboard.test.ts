@@ -106,14 +106,17 @@ describe("the dashboard at GET /", () => {
     const keysBefore = await platformVerifiers(mock.url)
     expect((await verifiedEvent(paid!, TEST_MERCHANT_APP_KEY, keysBefore)).event.eventType).toBe("order.paid")
 
-    // Rotate: a new current key, listed in the page.
+    // Rotate: a new key published and listed in the page, then current on the second click.
     const newest = Math.max(...keysBefore.keys()) + 1
+    const statusOfNewest = async () =>
+      (
+        await MockClient.run(mock.url, (client) => Effect.map(client.dev.listPlatformKeys(), (answer) => answer.data))
+      ).find((key) => key.version === newest)?.status
     await page.locator('[data-action="rotate"]').click()
     await page.locator(`[data-testid="platform-key"][data-version="${newest}"]`).waitFor()
-    const keys = await MockClient.run(mock.url, (client) =>
-      Effect.map(client.dev.listPlatformKeys(), (answer) => answer.data)
-    )
-    expect(keys.find((key) => key.version === newest)?.status).toBe("current")
+    expect(await statusOfNewest()).toBe("published")
+    await page.locator('[data-action="rotate"]:not([disabled])').click()
+    await expect.poll(statusOfNewest, { timeout: 10_000 }).toBe("current")
 
     // Resend: the same callback again, signed by the new key, and a second attempt in the page.
     await order.locator('[data-testid="delivery"][data-status="delivered"]').waitFor()

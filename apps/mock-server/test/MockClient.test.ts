@@ -63,7 +63,7 @@ describe("MockClient", () => {
 
   it("lists and rotates the platform keys", async () => {
     const before = await run((client) => client.dev.listPlatformKeys())
-    const rotated = await run((client) => client.dev.rotatePlatformKey())
+    const rotated = await run((client) => client.dev.rotatePlatformKey({ payload: {} }))
     expect(rotated.data.status).toBe("current")
     expect(rotated.data.version).toBe(Math.max(...before.data.map((key) => key.version)) + 1)
     const after = await run((client) => client.dev.listPlatformKeys())

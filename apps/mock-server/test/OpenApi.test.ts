@@ -18,6 +18,8 @@ const contractRoutes: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = 
   ["/dev/merchants/{appKey}/audit", ["post"]],
   ["/dev/platform-keys", ["get"]],
   ["/dev/platform-keys/rotate", ["post"]],
+  ["/dev/platform-keys/{version}/activate", ["post"]],
+  ["/dev/platform-keys/{version}/retire", ["post"]],
   ["/dev/orders/{orderSn}", ["get"]],
   ["/dev/orders/{orderSn}/pay", ["post"]],
   ["/dev/orders/{orderSn}/fail", ["post"]],

@@ -16,16 +16,14 @@ import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { decodeUtf8, utf8 } from "./internal/bytes.js"
-import {
-  type CallbackVerificationError,
-  type CallbackVerificationErrorReason,
-  refusal
-} from "./internal/callbackError.js"
+import type { CallbackVerificationError, CallbackVerificationErrorReason } from "./CallbackVerificationError.js"
+import { refusal } from "./internal/refusal.js"
 import { keyEntries, keyImportError } from "./internal/keys.js"
 import { ConfigurationError } from "./PaymentClientError.js"
+import type * as PlatformKeySource from "./PlatformKeySource.js"
 import * as ReplayGuard from "./ReplayGuard.js"
 
-export { CallbackVerificationError, type CallbackVerificationErrorReason } from "./internal/callbackError.js"
+export { CallbackVerificationError, type CallbackVerificationErrorReason } from "./CallbackVerificationError.js"
 
 /**
  * The service's platform public keys: for each environment, a ring of verifiers by key version.
@@ -136,8 +134,16 @@ export interface VerifierOptions {
   readonly environment: Environment.Environment
   /** Your own merchant appKey: it is the first part of the string the service signs. */
   readonly appKey: string
-  /** The platform public keys; must hold the keys of `environment`. */
-  readonly platformKeys: PlatformKeyRing
+  /**
+   * The platform public keys held now; must hold the keys of `environment` unless
+   * `platformKeySource` is given.
+   */
+  readonly platformKeys?: PlatformKeyRing | undefined
+  /**
+   * Where a key version the ring does not hold is looked up (cached, refreshed at most once per
+   * interval): a platform key rotation then refuses no callback, whenever the new key starts to sign.
+   */
+  readonly platformKeySource?: PlatformKeySource.PlatformKeySource | undefined
   /**
    * Default: an in-memory guard ({@link ReplayGuard.memory}), one per {@link make} run or per
    * {@link layer} value; `false` turns replay protection off.
@@ -238,9 +244,10 @@ export const make = (options: VerifierOptions): Effect.Effect<Service, Configura
       })
     }
     const ring = platformKeys?.[environment]
-    if (ring === undefined) {
+    const source = options.platformKeySource
+    if (ring === undefined && source === undefined) {
       return yield* new ConfigurationError({
-        message: `no ${environment} platform keys are configured: add platformKeys.${environment}`,
+        message: `no ${environment} platform keys are configured: add platformKeys.${environment} or a platformKeySource`,
         reason: "UnknownKeyVersion",
         option: "platformKeys"
       })
@@ -276,13 +283,24 @@ export const make = (options: VerifierOptions): Effect.Effect<Service, Configura
           )
         }
         const { timestamp, keyVersion, signature } = parsed.headers
-        const verifier = ring.get(keyVersion)
+        let verifier = ring?.get(keyVersion)
+        if (verifier === undefined && source !== undefined) {
+          const found = yield* Effect.either(source.lookup(environment, keyVersion))
+          if (found._tag === "Left") {
+            return yield* refuse("PlatformKeySourceFailed", found.left.message, {
+              header: Headers.CallbackHeaders.keyVersion,
+              keyVersion
+            })
+          }
+          verifier = found.right
+        }
         if (verifier === undefined) {
           return yield* refuse(
             "UnknownKeyVersion",
             `X-R-Key-Version ${keyVersion} names no ${environment} platform key known here ` +
-              `(known: ${ring.versions.join(", ")}); the service publishes a new key version before it signs ` +
-              `with it: add it to platformKeys.${environment} and keep the old one`,
+              `(known: ${ring?.versions.join(", ") || "none"}${source === undefined ? "" : ", nor in the platform key source"}); ` +
+              `the service publishes a new key version before it signs with it: add it to platformKeys.${environment} ` +
+              `(or use a platformKeySource) and keep the old one`,
             { header: Headers.CallbackHeaders.keyVersion, keyVersion }
           )
         }
@@ -298,7 +316,7 @@ export const make = (options: VerifierOptions): Effect.Effect<Service, Configura
           // Only to name the mistake: the callback is refused either way, and never accepted with
           // another environment's key (spec 5.5: the sandbox key must not be used in production).
           for (const other of others) {
-            const candidate = platformKeys[other]?.get(keyVersion)
+            const candidate = platformKeys?.[other]?.get(keyVersion)
             if (candidate !== undefined && (yield* valid(candidate))) {
               return yield* refuse(
                 "WrongEnvironment",

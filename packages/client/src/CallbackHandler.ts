@@ -10,7 +10,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { CallbackVerifier } from "./Callback.js"
 import { type BodyResult, readFetchBody, readNodeBody } from "./internal/body.js"
-import { type CallbackVerificationError, refusal } from "./internal/callbackError.js"
+import type { CallbackVerificationError } from "./CallbackVerificationError.js"
+import { refusal } from "./internal/refusal.js"
 
 /**
  * The parts of a Fetch `Request` the adapter reads; any `Request` fits.
@@ -153,7 +154,7 @@ export const verifyNodeRequest = (
  * ```
  */
 export const answerOf = (
-  outcome: CallbackVerificationError | "HandlerFailed" | undefined
+  outcome: Pick<CallbackVerificationError, "reason"> | "HandlerFailed" | undefined
 ): { readonly status: 200 | 400 | 401 | 500; readonly body: string } => {
   const answer = (status: 200 | 400 | 401 | 500, code: string, msg: string | null) => ({
     status,

@@ -5,11 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Crypto, Environment, Headers, KeyRing, Money } from "@pc/core"
+import type { Crypto, Environment, KeyRing } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import * as PlatformHeaders from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
@@ -21,19 +19,19 @@ import * as Either from "effect/Either"
 import { flow, identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Random from "effect/Random"
-import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
-import { utf8 } from "./internal/bytes.js"
-import { keyEntries, keyImportError } from "./internal/keys.js"
+import type * as Redacted from "effect/Redacted"
+import { invalidOption, positiveDuration, settingsOf } from "./internal/clientOptions.js"
+import { encodeCreateOrder } from "./internal/createOrderBody.js"
+import { fromHttpClientError, withRedactedHeaders } from "./internal/httpErrors.js"
+import { checkRing, importRing } from "./internal/keyRingImport.js"
+import { keyEntries } from "./internal/keys.js"
 import { type AttemptFailure, classifyCreateOrder } from "./internal/response.js"
 import { backoffDelay } from "./internal/retry.js"
-import { requestSigner, SigningFailure } from "./internal/signing.js"
+import { requestSigner } from "./internal/signing.js"
 import { timeoutOption } from "./internal/timeout.js"
 import {
-  ConfigurationError,
-  InvalidRequest,
+  type ConfigurationError,
   isRetryable,
   type PaymentClientError,
   Timeout,
@@ -80,7 +78,9 @@ export interface RetryPolicy {
 export type RetryOptions = { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined }
 
 /**
- * The default retry policy: 4 attempts, 250 ms doubling up to 8 s, jittered, within 30 s.
+ * The default retry policy: 4 attempts, 250 ms doubling up to 8 s, jittered, within 10 s: a
+ * checkout request has a shopper waiting on it, so a longer `Retry-After` fails the call instead
+ * of holding the page. Give a longer `deadline` (or a per-call `timeout`) to background jobs.
  *
  * @example
  * ```ts
@@ -93,7 +93,7 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 4,
   baseDelay: "250 millis",
   maxDelay: "8 seconds",
-  deadline: "30 seconds",
+  deadline: "10 seconds",
   jitter: true
 }
 
@@ -161,7 +161,31 @@ export interface Service {
    * `SignatureRejected`, `DuplicateOrder`, `RateLimited`, `ServerError`, `TransportError`,
    * `Timeout`, `UnexpectedResponse`, or `ConfigurationError` when the signer itself fails.
    */
-  readonly createOrder: (input: CreateOrderInput) => Effect.Effect<Wire.CreateOrderResult, PaymentClientError>
+  readonly createOrder: (
+    input: CreateOrderInput,
+    options?: CallOptions
+  ) => Effect.Effect<Wire.CreateOrderResult, PaymentClientError>
+}
+
+/**
+ * Per-call settings of `createOrder`. `timeout` bounds the whole call: every attempt, every
+ * backoff and every `Retry-After` wait; when it runs out the call fails with the last error, or a
+ * `Timeout` of scope `"deadline"`. It replaces the policy's `deadline` (default 10 s, short enough
+ * for a shopper waiting on a checkout button) for this call. `signal` stops the call when it
+ * aborts: the Effect is interrupted, and the Promise client rejects with `signal.reason`.
+ *
+ * @example
+ * ```ts
+ * import type { PaymentClient } from "@pc/client"
+ *
+ * const call: PaymentClient.CallOptions = { timeout: "4 seconds", signal: AbortSignal.timeout(5_000) }
+ * ```
+ */
+export interface CallOptions {
+  /** The whole call's deadline (a number of milliseconds or a duration such as `"4 seconds"`). */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Aborting it stops the call, even mid-wait. */
+  readonly signal?: AbortSignal | undefined
 }
 
 /**
@@ -255,91 +279,6 @@ export type KeyOptions =
  */
 export type Options = CommonOptions & KeyOptions
 
-const invalidOption = (option: string, message: string) =>
-  new ConfigurationError({ message: `invalid option ${option}: ${message}`, reason: "InvalidOption", option })
-
-const positiveDuration = (option: string, input: unknown): Either.Either<number, ConfigurationError> => {
-  const decoded = Duration.decodeUnknown(input)
-  if (Option.isNone(decoded) || !Duration.isFinite(decoded.value) || Duration.toMillis(decoded.value) <= 0) {
-    return Either.left(invalidOption(option, 'expected a positive, finite duration such as 10000 or "10 seconds"'))
-  }
-  return Either.right(Duration.toMillis(decoded.value))
-}
-
-interface Settings {
-  readonly environment: Environment.Environment
-  readonly baseUrl: string
-  readonly appKey: string
-  readonly timeoutMs: number
-  readonly maxAttempts: number
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
-  readonly deadlineMs: number
-  readonly jitter: boolean
-}
-
-const settingsOf = (options: CommonOptions): Either.Either<Settings, ConfigurationError> =>
-  Either.gen(function* () {
-    if (!Environment.isEnvironment(options.environment)) {
-      return yield* Either.left(invalidOption("environment", 'expected "sandbox", "production" or "gray"'))
-    }
-    let url: URL
-    try {
-      url = new URL(options.baseUrl)
-    } catch {
-      return yield* Either.left(invalidOption("baseUrl", `${JSON.stringify(options.baseUrl)} is not an absolute URL`))
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      return yield* Either.left(invalidOption("baseUrl", "expected an http: or https: URL"))
-    }
-    if (url.search !== "" || url.hash !== "") {
-      return yield* Either.left(invalidOption("baseUrl", "expected no query string or fragment"))
-    }
-    if (url.pathname !== "/") {
-      return yield* Either.left(
-        invalidOption(
-          "baseUrl",
-          `expected scheme, host and port only (such as https://api.example.com), not the path ${JSON.stringify(url.pathname)}: ` +
-            "the signature covers the API path as sent (/openapi/v2/...), so a gateway prefix in the base URL " +
-            "cannot be signed and the service would refuse every request"
-        )
-      )
-    }
-    if (url.username !== "" || url.password !== "") {
-      // Never echo them: they are credentials.
-      return yield* Either.left(
-        invalidOption(
-          "baseUrl",
-          "expected no user info (user:password@): it would be dropped, not sent; add an Authorization header in transformClient"
-        )
-      )
-    }
-    if (typeof options.appKey !== "string" || !Headers.isAppKey(options.appKey)) {
-      return yield* Either.left(invalidOption("appKey", "the appKey is the UUID issued by the merchant platform"))
-    }
-    // `{ ...defaults, ...retry }` would let `{ maxAttempts: undefined }` (a spread of an optional
-    // setting) erase the default: only the fields actually given override it.
-    const given = Object.entries(options.retry ?? {}).filter(([, value]) => value !== undefined)
-    const policy: RetryPolicy = { ...defaultRetryPolicy, ...Object.fromEntries(given) }
-    if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
-      return yield* Either.left(invalidOption("retry.maxAttempts", "expected a whole number >= 1"))
-    }
-    if (typeof policy.jitter !== "boolean") {
-      return yield* Either.left(invalidOption("retry.jitter", "expected true or false"))
-    }
-    return {
-      environment: options.environment,
-      baseUrl: url.origin,
-      appKey: options.appKey,
-      timeoutMs: yield* positiveDuration("timeout", options.timeout ?? defaultTimeout),
-      maxAttempts: policy.maxAttempts,
-      baseDelayMs: yield* positiveDuration("retry.baseDelay", policy.baseDelay),
-      maxDelayMs: yield* positiveDuration("retry.maxDelay", policy.maxDelay),
-      deadlineMs: yield* positiveDuration("retry.deadline", policy.deadline),
-      jitter: policy.jitter
-    }
-  })
-
 /**
  * Imports PEM private keys (as `Redacted`) through a crypto provider into a signing key ring; each
  * key is parsed once and checked (RSA, 2048 bits or more).
@@ -356,153 +295,11 @@ const settingsOf = (options: CommonOptions): Either.Either<Settings, Configurati
  * const ring = PaymentClient.importKeyRing(NodeCrypto, { 1: Redacted.make(pemV1), 2: Redacted.make(pemV2) }, 2)
  * ```
  */
-export const importKeyRing = (
+export const importKeyRing: (
   crypto: Crypto.CryptoProvider,
   privateKeys: KeyRing.KeyEntries<Redacted.Redacted<string>>,
   current?: number
-): Effect.Effect<KeyRing.KeyRing<Crypto.Signer>, ConfigurationError> =>
-  Effect.gen(function* () {
-    const entries = yield* keyEntries(privateKeys, "privateKeys")
-    const pems = new Map<number, string>()
-    for (const [n, pem] of entries) {
-      if (!Redacted.isRedacted(pem)) {
-        return yield* invalidOption(
-          `privateKeys[${n}]`,
-          "expected the PEM as Redacted.make(pem), so it never lands in logs"
-        )
-      }
-      pems.set(n, Redacted.value(pem))
-    }
-    const signers = new Map<number, Crypto.Signer>()
-    for (const [version, pem] of pems) {
-      const signer = yield* Effect.tryPromise({
-        try: () => crypto.importPrivateKey(pem),
-        catch: (error) => keyImportError(error, `privateKeys[${version}]`)
-      })
-      signers.set(version, signer)
-    }
-    return yield* Effect.try({
-      try: () => KeyRing.make(signers, current),
-      catch: (error) => keyImportError(error, "currentKeyVersion")
-    })
-  })
-
-const checkRing = (
-  ring: KeyRing.KeyRing<Crypto.Signer>
-): Either.Either<KeyRing.KeyRing<Crypto.Signer>, ConfigurationError> => {
-  if (ring === null || typeof ring !== "object" || typeof ring.get !== "function" || ring.currentKey === undefined) {
-    return Either.left(
-      invalidOption("keyRing", "expected a KeyRing of signers (KeyRing.make or KeyRing.importSigners)")
-    )
-  }
-  for (const version of ring.versions) {
-    const signer = ring.get(version)
-    if (signer === undefined || typeof signer.sign !== "function") {
-      return Either.left(invalidOption(`keyRing[${version}]`, "expected a Signer"))
-    }
-    if (!(signer.modulusLength >= Crypto.MIN_MODULUS_LENGTH)) {
-      return Either.left(
-        new ConfigurationError({
-          message: `keyRing[${version}]: RSA key of ${signer.modulusLength} bits refused: keys must be ${Crypto.MIN_MODULUS_LENGTH} bits or more`,
-          reason: "WeakKey",
-          option: `keyRing[${version}]`
-        })
-      )
-    }
-  }
-  return Either.right(ring)
-}
-
-const decodeOrderId = Schema.decodeUnknownEither(Wire.OrderId)
-
-const localInvalid = (field: string, message: string) =>
-  new InvalidRequest({
-    message: `invalid ${field}: ${message} (refused before sending)`,
-    source: "local",
-    code: "paramError",
-    field,
-    serverMessage: undefined,
-    status: undefined,
-    requestId: undefined
-  })
-
-/**
- * Checks a create-order input and serialises it once, to the exact bytes that are signed and sent.
- * The amount becomes the canonical string for the currency (`10.5` USD is `"10.50"`).
- */
-const encodeCreateOrder = (input: CreateOrderInput): Either.Either<Uint8Array, InvalidRequest> => {
-  const orderId = decodeOrderId(input?.orderId)
-  if (Either.isLeft(orderId)) {
-    const issue = ParseResult.ArrayFormatter.formatErrorSync(orderId.left)[0]
-    return Either.left(localInvalid("orderId", issue?.message ?? "expected a string of 1 to 64 characters"))
-  }
-  if (typeof input.currency !== "string")
-    return Either.left(localInvalid("currency", 'expected a string such as "USD"'))
-  const amount = Money.canonicalAmount(input.amount, input.currency)
-  if (!amount.ok) {
-    return Either.left(
-      localInvalid(amount.error.reason === "UnknownCurrency" ? "currency" : "amount", amount.error.message)
-    )
-  }
-  return Either.right(utf8(JSON.stringify({ orderId: orderId.right, amount: amount.amount, currency: input.currency })))
-}
-
-const describeCause = (cause: unknown): string => {
-  if (!(cause instanceof Error)) return String(cause)
-  const inner = (cause as { readonly cause?: unknown }).cause
-  const detail =
-    inner instanceof Error
-      ? `: ${(inner as { readonly code?: unknown }).code ?? ""}${(inner as { readonly code?: unknown }).code ? " " : ""}${inner.message}`
-      : ""
-  return `${cause.message}${detail}`
-}
-
-const fromHttpClientError = (error: HttpClientError.HttpClientError, baseUrl: string): AttemptFailure => {
-  const failure = (e: PaymentClientError): AttemptFailure => ({ error: e, retryAfterMs: undefined })
-  if (error._tag === "RequestError") {
-    if (error.cause instanceof SigningFailure) {
-      return failure(
-        new ConfigurationError({
-          message: `${error.description ?? "the signer failed"}: ${describeCause(error.cause.cause)}`,
-          reason: "BadKey",
-          option: "keyRing"
-        })
-      )
-    }
-    if (error.reason !== "Transport") {
-      return failure(
-        new ConfigurationError({
-          message: `the request could not be built (${error.reason}): ${error.description ?? describeCause(error.cause)}`,
-          reason: "InvalidOption",
-          option: error.reason === "InvalidUrl" ? "baseUrl" : undefined
-        })
-      )
-    }
-    return failure(
-      new TransportError({ message: `could not reach ${baseUrl}: ${describeCause(error.cause)}`, cause: error.cause })
-    )
-  }
-  return failure(
-    new TransportError({
-      message: `the answer from ${baseUrl} (HTTP ${error.response.status}) could not be read: ${describeCause(error.cause)}`,
-      cause: error.cause
-    })
-  )
-}
-
-// Signatures are not secrets, but they are never logged or traced whole either. The extended list
-// is made once per list in force (usually the one default), not on every call.
-const withSignature = new WeakMap<ReadonlyArray<string | RegExp>, ReadonlyArray<string | RegExp>>()
-const redactSignature = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> => {
-  let extended = withSignature.get(names)
-  if (extended === undefined) {
-    extended = names.includes("x-r-signature") ? names : [...names, "x-r-signature"]
-    withSignature.set(names, extended)
-  }
-  return extended
-}
-const withRedactedHeaders = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.locallyWith(effect, PlatformHeaders.currentRedactedNames, redactSignature)
+) => Effect.Effect<KeyRing.KeyRing<Crypto.Signer>, ConfigurationError> = importRing
 
 /**
  * Makes the client service from options, on the `HttpClient` in context. Keys given as PEM are
@@ -532,11 +329,11 @@ const withRedactedHeaders = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  */
 export const make = (options: Options): Effect.Effect<Service, ConfigurationError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    const settings = yield* settingsOf(options)
+    const settings = yield* settingsOf(options, { retry: defaultRetryPolicy, timeout: defaultTimeout })
     let keyRing: KeyRing.KeyRing<Crypto.Signer>
     if (options.keyRing !== undefined) keyRing = yield* checkRing(options.keyRing)
     else if (options.crypto !== undefined && options.privateKeys !== undefined) {
-      keyRing = yield* checkRing(yield* importKeyRing(options.crypto, options.privateKeys, options.currentKeyVersion))
+      keyRing = yield* checkRing(yield* importRing(options.crypto, options.privateKeys, options.currentKeyVersion))
     } else return yield* invalidOption("keyRing", "give a keyRing of signers, or crypto with privateKeys")
     const baseClient = yield* HttpClient.HttpClient
     const client = baseClient.pipe(
@@ -600,26 +397,50 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
      * calls `client.execute`, which re-runs the signing mapper: a fresh timestamp and signature.
      */
     const withRetries = (
+      deadlineMs: number,
       run: (timeoutMs: number, scope: "attempt" | "deadline") => Effect.Effect<Wire.CreateOrderResult, AttemptFailure>
     ): Effect.Effect<Wire.CreateOrderResult, PaymentClientError> =>
       Effect.gen(function* () {
         const startedAt = yield* Clock.currentTimeMillis
         let attempts = 0
+        // A merchant deciding what to do next (retry later, show an error) needs to know how much
+        // of the budget went: the transport errors say how many attempts and how long.
+        const giveUp = (error: PaymentClientError, nowMs: number) =>
+          Effect.fail(
+            error._tag === "TransportError"
+              ? new TransportError({
+                  message: error.message,
+                  cause: error.cause,
+                  attempts,
+                  elapsedMs: nowMs - startedAt
+                })
+              : error._tag === "Timeout"
+                ? new Timeout({
+                    message: error.message,
+                    scope: error.scope,
+                    timeout: error.timeout,
+                    attempts,
+                    elapsedMs: nowMs - startedAt
+                  })
+                : error
+          )
         while (true) {
-          const remaining = settings.deadlineMs - ((yield* Clock.currentTimeMillis) - startedAt)
+          const remaining = deadlineMs - ((yield* Clock.currentTimeMillis) - startedAt)
           const budget = Math.min(settings.timeoutMs, remaining)
           const result = yield* Effect.either(run(budget, budget < settings.timeoutMs ? "deadline" : "attempt"))
           if (Either.isRight(result)) return result.right
           attempts++
           const { error, retryAfterMs } = result.left
           // signError, paramError and duplicateOrder would fail the same way again: never retried.
-          if (!isRetryable(error) || attempts >= settings.maxAttempts) return yield* Effect.fail(error)
+          if (!isRetryable(error) || attempts >= settings.maxAttempts) {
+            return yield* giveUp(error, yield* Clock.currentTimeMillis)
+          }
           const backoff = backoffDelay(settings, attempts, yield* Random.next)
           // The server knows best when it can take the request again: wait at least Retry-After.
           const delay = Math.max(backoff, retryAfterMs ?? 0)
           const elapsed = (yield* Clock.currentTimeMillis) - startedAt
           // A wait that ends past the deadline cannot lead to a success in time: fail now, with the real cause.
-          if (elapsed + delay >= settings.deadlineMs) return yield* Effect.fail(error)
+          if (elapsed + delay >= deadlineMs) return yield* giveUp(error, startedAt + elapsed)
           yield* Effect.logDebug(`createOrder attempt ${attempts} failed (${error._tag}); retrying in ${delay} ms`)
           yield* Effect.sleep(Duration.millis(delay))
         }
@@ -633,10 +454,16 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
       captureStackTrace: false
     } as const
 
-    const createOrder = (input: CreateOrderInput): Effect.Effect<Wire.CreateOrderResult, PaymentClientError> =>
+    const createOrder = (
+      input: CreateOrderInput,
+      call?: CallOptions
+    ): Effect.Effect<Wire.CreateOrderResult, PaymentClientError> =>
       Effect.suspend(() => {
         const body = encodeCreateOrder(input)
         if (Either.isLeft(body)) return Effect.fail(body.left)
+        const deadlineMs =
+          call?.timeout === undefined ? Either.right(settings.deadlineMs) : positiveDuration("timeout", call.timeout)
+        if (Either.isLeft(deadlineMs)) return Effect.fail(deadlineMs.left)
         // Serialised once: these exact bytes are signed and sent on every attempt. Retrying is safe
         // because the orderId makes create-order idempotent on the service (same appKey + orderId +
         // amount + currency returns the first order), so a retry after a lost answer never makes a
@@ -644,7 +471,10 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
         const request = HttpClientRequest.post(Wire.CREATE_ORDER_PATH).pipe(
           HttpClientRequest.bodyUint8Array(body.right, "application/json")
         )
-        return withRetries((timeoutMs, scope) => attempt(request, input.orderId, timeoutMs, scope))
+        const calling = withRetries(deadlineMs.right, (timeoutMs, scope) =>
+          attempt(request, input.orderId, timeoutMs, scope)
+        )
+        return call?.signal === undefined ? calling : abortable(calling, call.signal)
       }).pipe(Effect.withSpan("PaymentClient.createOrder", span), withRedactedHeaders)
 
     return PaymentClient.of({
@@ -783,6 +613,19 @@ export const layerConfig = (
  * ```
  */
 export const createOrder = (
-  input: CreateOrderInput
+  input: CreateOrderInput,
+  options?: CallOptions
 ): Effect.Effect<Wire.CreateOrderResult, PaymentClientError, PaymentClient> =>
-  Effect.flatMap(PaymentClient, (client) => client.createOrder(input))
+  Effect.flatMap(PaymentClient, (client) => client.createOrder(input, options))
+
+/** Interrupts `effect` when `signal` aborts (at once when it already has). */
+const abortable = <A, E>(effect: Effect.Effect<A, E>, signal: AbortSignal): Effect.Effect<A, E> =>
+  Effect.raceFirst(
+    effect,
+    Effect.async<never>((resume) => {
+      const onAbort = () => resume(Effect.interrupt)
+      if (signal.aborted) onAbort()
+      else signal.addEventListener("abort", onAbort, { once: true })
+      return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+    })
+  )

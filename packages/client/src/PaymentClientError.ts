@@ -166,6 +166,10 @@ export class ServerError extends Data.TaggedError("ServerError")<{
 export class TransportError extends Data.TaggedError("TransportError")<{
   readonly message: string
   readonly cause: unknown
+  /** Attempts made in all, the first included; set by `createOrder` when it gives up. */
+  readonly attempts?: number | undefined
+  /** From the first attempt to giving up, in milliseconds; set by `createOrder` when it gives up. */
+  readonly elapsedMs?: number | undefined
 }> {}
 
 /**
@@ -184,6 +188,10 @@ export class Timeout extends Data.TaggedError("Timeout")<{
   readonly message: string
   readonly scope: "attempt" | "deadline"
   readonly timeout: Duration.Duration
+  /** Attempts made in all, the first included; set by `createOrder` when it gives up. */
+  readonly attempts?: number | undefined
+  /** From the first attempt to giving up, in milliseconds; set by `createOrder` when it gives up. */
+  readonly elapsedMs?: number | undefined
 }> {}
 
 /**

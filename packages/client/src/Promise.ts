@@ -16,16 +16,44 @@ import type * as Wire from "@pc/core/Wire"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as Duration from "effect/Duration"
 import type * as Callback from "./Callback.js"
-import type * as CallbackHandler from "./CallbackHandler.js"
+import * as CallbackHandler from "./CallbackHandler.js"
 import { createPaymentClientOn, makeVerifier, run, verifierClient } from "./internal/promiseClient.js"
 import type * as PaymentClient from "./PaymentClient.js"
-import type * as ReplayGuard from "./ReplayGuard.js"
+import type * as ReplayGuardModule from "./ReplayGuard.js"
+import { CallbackVerificationError as PromiseCallbackVerificationError } from "./PaymentConnectError.js"
+import { CallbackVerificationError as EffectCallbackVerificationError } from "./CallbackVerificationError.js"
+
+import * as PlatformKeySource from "./PlatformKeySource.js"
+
+export * as ReplayGuard from "./ReplayGuard.js"
+
+/**
+ * A platform key source for a mock server: looks versions up in its `GET /dev/platform-keys`
+ * (`devToken` when the mock requires one). Give it as `callbacks.platformKeySource`.
+ *
+ * @example
+ * ```ts
+ * import { createCallbackVerifier, fetchMockPlatformKey } from "@pc/client/promise"
+ *
+ * const verifier = await createCallbackVerifier({
+ *   environment: "sandbox",
+ *   appKey,
+ *   platformKeySource: fetchMockPlatformKey("http://127.0.0.1:4010")
+ * })
+ * ```
+ */
+export const fetchMockPlatformKey = (
+  baseUrl: string,
+  options: { readonly devToken?: string | undefined } = {}
+): PlatformKeySource.FetchPlatformKey => PlatformKeySource.fetchFromMock(baseUrl, options)
 
 export {
+  type AnyPaymentConnectError,
   CallbackVerificationError,
   ConfigurationError,
   DuplicateOrderError,
   InvalidRequestError,
+  isPaymentConnectError,
   PaymentConnectError,
   type PaymentConnectErrorCode,
   RateLimitedError,
@@ -34,7 +62,112 @@ export {
   TimeoutError,
   TransportError,
   UnexpectedResponseError
-} from "./internal/promiseErrors.js"
+} from "./PaymentConnectError.js"
+
+/**
+ * What `createOrder` takes: your orderId, the amount (decimal string or number) and the currency.
+ *
+ * @example
+ * ```ts
+ * import type * as PaymentConnect from "@pc/client/promise"
+ *
+ * const input: PaymentConnect.CreateOrderInput = { orderId: "shop-prod:1001", amount: "10.00", currency: "USD" }
+ * ```
+ */
+export type CreateOrderInput = PaymentClient.CreateOrderInput
+
+/**
+ * Per-call settings of `createOrder`: `timeout` bounds the whole call (retries and `Retry-After`
+ * waits included; default 10 s), `signal` aborts it.
+ *
+ * @example
+ * ```ts
+ * import type * as PaymentConnect from "@pc/client/promise"
+ *
+ * const call: PaymentConnect.CreateOrderOptions = { timeout: 4_000, signal: request.signal }
+ * ```
+ */
+export type CreateOrderOptions = PaymentClient.CallOptions
+
+/**
+ * What `createOrder` returns: `{ orderSn, outerOrder, h5Url }`.
+ *
+ * @example
+ * ```ts
+ * import type * as PaymentConnect from "@pc/client/promise"
+ *
+ * const redirectTo = (order: PaymentConnect.CreateOrderResult) => order.h5Url
+ * ```
+ */
+export type CreateOrderResult = Wire.CreateOrderResult
+
+/**
+ * A verified callback: `eventId`, `eventType` (`order.paid`, `order.failed`, `order.expired`), the
+ * order's `orderSn`, your `outerOrder`, `amount`, `currency`, `status`, and when it happened.
+ *
+ * @example
+ * ```ts
+ * import type * as PaymentConnect from "@pc/client/promise"
+ *
+ * const isPaid = (event: PaymentConnect.CallbackEvent) => event.eventType === "order.paid"
+ * ```
+ */
+export type CallbackEvent = Wire.CallbackEvent
+
+/**
+ * The headers and raw body of a callback, for `verifyCallback`.
+ *
+ * @example
+ * ```ts
+ * import type * as PaymentConnect from "@pc/client/promise"
+ *
+ * const input: PaymentConnect.CallbackInput = { headers: req.headers, body: rawBody }
+ * ```
+ */
+export type CallbackInput = Callback.CallbackInput
+
+/**
+ * Overrides of the retry policy (attempts, backoff, the call's `deadline`).
+ *
+ * @example
+ * ```ts
+ * import type * as PaymentConnect from "@pc/client/promise"
+ *
+ * const retry: PaymentConnect.RetryOptions = { maxAttempts: 2, deadline: 5_000 }
+ * ```
+ */
+export type RetryOptions = PaymentClient.RetryOptions
+
+/**
+ * The answer a callback endpoint gives for an error thrown while verifying or handling a callback:
+ * 401 `signError` for header, key, signature, timestamp and replay refusals; 400 `paramError` for a
+ * body that is not an event or is too large; 500 `internalError` for receiver problems (body
+ * unavailable, replay guard down) and for any other error (your handler failed), which the service
+ * delivers again later. `body` is the envelope-like JSON to send with it.
+ *
+ * @example
+ * ```ts
+ * import * as PaymentConnect from "@pc/client/promise"
+ *
+ * app.post("/callbacks", express.raw({ type: "application/json" }), async (req, res) => {
+ *   try {
+ *     await onEvent(await verifier.verifyNodeCallback(req))
+ *     res.json({ code: "SUCCESS", msg: null, data: null })
+ *   } catch (error) {
+ *     const answer = PaymentConnect.answerFor(error)
+ *     res.status(answer.status).type("application/json").send(answer.body)
+ *   }
+ * })
+ * ```
+ */
+export const answerFor = (error: unknown): { readonly status: 400 | 401 | 500; readonly body: string } => {
+  const answer =
+    error instanceof PromiseCallbackVerificationError || error instanceof EffectCallbackVerificationError
+      ? CallbackHandler.answerOf(error)
+      : CallbackHandler.answerOf("HandlerFailed")
+  // A refusal never answers 200: only a processed callback does.
+  return { status: answer.status === 200 ? 500 : answer.status, body: answer.body }
+}
 
 /**
  * How the Promise client finds the platform keys for callbacks: PEM text (imported with `crypto`)
@@ -48,14 +181,22 @@ export {
  * ```
  */
 export interface CallbackOptions {
-  readonly platformKeys: {
+  /** The platform keys held now, by environment; may be left out when `platformKeySource` is given. */
+  readonly platformKeys?: {
     readonly [E in Environment.Environment]?: KeyRing.KeyEntries<string> | KeyRing.KeyRing<Crypto.Verifier> | undefined
   }
+  /**
+   * Where a key version not in `platformKeys` is looked up: a function of environment and version
+   * returning the PEM (or `undefined`), such as {@link fetchMockPlatformKey} for the mock, or your
+   * secrets store in production. Imported keys are cached; an unknown version is looked up again at
+   * most every 10 s. A platform key rotation then refuses no callback.
+   */
+  readonly platformKeySource?: PlatformKeySource.FetchPlatformKey | undefined
   /**
    * Default: an in-memory guard (`ReplayGuard.memory()`), made once with the client or verifier, so
    * create those once at startup; `false` turns replay protection off.
    */
-  readonly replayGuard?: ReplayGuard.ReplayGuard | false | undefined
+  readonly replayGuard?: ReplayGuardModule.ReplayGuard | false | undefined
   /** The largest body read; default 1 MiB. */
   readonly maxBodyBytes?: number | undefined
 }
@@ -217,9 +358,11 @@ export interface PaymentConnectClient extends CallbackVerifierClient {
    *
    * Throws {@link InvalidRequestError} (also before any network call), {@link SignatureRejectedError},
    * {@link DuplicateOrderError}, {@link RateLimitedError}, {@link ServerError}, {@link TransportError},
-   * {@link TimeoutError}, {@link UnexpectedResponseError}, {@link ConfigurationError}.
+   * {@link TimeoutError}, {@link UnexpectedResponseError}, {@link ConfigurationError}; rejects
+   * with `options.signal.reason` when the signal aborts. `options.timeout` bounds the whole call,
+   * retries and `Retry-After` waits included (default 10 s, the policy's `deadline`).
    */
-  createOrder(input: PaymentClient.CreateOrderInput): Promise<Wire.CreateOrderResult>
+  createOrder(input: PaymentClient.CreateOrderInput, options?: CreateOrderOptions): Promise<Wire.CreateOrderResult>
 }
 
 /**

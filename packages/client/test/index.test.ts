@@ -8,6 +8,7 @@ describe("index", () => {
       "CallbackHandler",
       "PaymentClient",
       "PaymentClientError",
+      "PlatformKeySource",
       "Promise",
       "ReplayGuard",
       "RequestSigning",

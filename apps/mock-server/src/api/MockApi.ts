@@ -225,12 +225,32 @@ export class DevMenu extends HttpApiGroup.make("dev")
   )
   .add(
     HttpApiEndpoint.post("rotatePlatformKey", "/dev/platform-keys/rotate")
+      .setPayload(S.PlatformKeyRotation)
       .addSuccess(S.Success(S.PlatformKey))
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
       .annotateContext(
         OpenApi.annotations({
-          summary: "Publish a new platform key that signs every callback from now on; the old one stays published"
+          summary:
+            "Add a new platform key: it signs every callback from now on (the old one stays published), or with publishOnly it is only published until activated"
         })
       )
+  )
+  .add(
+    HttpApiEndpoint.post("activatePlatformKey", "/dev/platform-keys/:version/activate")
+      .setPath(S.PlatformKeyVersionPath)
+      .addSuccess(S.Success(S.PlatformKey))
+      .addError(ErrorEnvelopes.NotFound)
+      .annotateContext(
+        OpenApi.annotations({ summary: "A published key becomes current; the previous current key stays published" })
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("retirePlatformKey", "/dev/platform-keys/:version/retire")
+      .setPath(S.PlatformKeyVersionPath)
+      .addSuccess(S.Success(S.PlatformKey))
+      .addError(ErrorEnvelopes.NotFound)
+      .addError(ErrorEnvelopes.ParamError)
+      .annotateContext(OpenApi.annotations({ summary: "A published, not current key is retired: no longer valid" }))
   )
   .add(
     HttpApiEndpoint.get("listOrders", "/dev/orders")

@@ -61,6 +61,17 @@ export const KeyUpload = Schema.Struct({ publicKeyPem: PublicKeyPem }).annotatio
   examples: [{ publicKeyPem: EXAMPLE_PEM }]
 })
 
+/** A platform key rotation: with `publishOnly`, the new key is only published until activated. */
+export const PlatformKeyRotation = Schema.Struct({ publishOnly: Schema.optional(Schema.Boolean) }).annotations({
+  identifier: "PlatformKeyRotation",
+  examples: [{ publishOnly: true }]
+})
+
+/** A platform key version in a path. */
+export const PlatformKeyVersionPath = Schema.Struct({
+  version: Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
+})
+
 export const NotifyUrlUpdate = Schema.Struct({ notifyUrl: NotifyUrl }).annotations({
   identifier: "NotifyUrlUpdate",
   examples: [{ notifyUrl: "http://127.0.0.1:3000/cb" }]

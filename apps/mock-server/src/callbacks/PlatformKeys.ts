@@ -45,8 +45,15 @@ export interface PlatformKeysShape {
   readonly current: Effect.Effect<CurrentPlatformKey>
   /** Every platform key of this environment, public parts only. */
   readonly list: Effect.Effect<ReadonlyArray<PublishedPlatformKey>, SqlError>
-  /** Makes a new key current and returns it; the previous one stays published. */
-  readonly rotate: Effect.Effect<PublishedPlatformKey, SqlError>
+  /**
+   * Adds a new key and returns it: current at once (the previous one stays published), or with
+   * `publishOnly` only published, so merchants can add it before it signs.
+   */
+  readonly rotate: (options?: { readonly publishOnly?: boolean }) => Effect.Effect<PublishedPlatformKey, SqlError>
+  /** Makes a published key current; `undefined` when no published key has that version. */
+  readonly activate: (version: number) => Effect.Effect<PublishedPlatformKey | undefined, SqlError>
+  /** Retires a published, not current key; `undefined` when no published key has that version. */
+  readonly retire: (version: number) => Effect.Effect<PublishedPlatformKey | undefined, SqlError>
 }
 
 export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store | Scope.Scope> = Effect.gen(
@@ -55,11 +62,13 @@ export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store
     const store = yield* Store
     const lock = yield* Effect.makeSemaphore(1)
 
-    const generate = Effect.gen(function* () {
-      const pair = yield* Effect.promise(() => KeyPair.generate(2048))
-      const nowMs = yield* Clock.currentTimeMillis
-      return yield* store.addPlatformKey({ privateKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem, nowMs })
-    })
+    const generate = (publishOnly: boolean) =>
+      Effect.gen(function* () {
+        const pair = yield* Effect.promise(() => KeyPair.generate(2048))
+        const nowMs = yield* Clock.currentTimeMillis
+        const draft = { privateKeyPem: pair.privateKeyPem, publicKeyPem: pair.publicKeyPem, nowMs }
+        return yield* store.addPlatformKey(draft, { publishOnly })
+      })
 
     // Parsed once per key version; signing then runs off the event loop (CallbackSigner.ts).
     const load = (key: PlatformKey) =>
@@ -106,15 +115,37 @@ export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store
         ready,
         Effect.map(store.platformKeys, (keys) => keys.map(publish))
       ),
-      rotate: lock.withPermits(1)(
-        Effect.gen(function* () {
-          yield* ready
-          const key = yield* generate
-          yield* Ref.set(rotated, Option.some(yield* load(key)))
-          yield* Effect.logInfo("platform key rotated").pipe(Effect.annotateLogs({ version: key.version }))
-          return publish(key)
-        })
-      )
+      rotate: (options) =>
+        lock.withPermits(1)(
+          Effect.gen(function* () {
+            yield* ready
+            const publishOnly = options?.publishOnly === true
+            const key = yield* generate(publishOnly)
+            if (!publishOnly) yield* Ref.set(rotated, Option.some(yield* load(key)))
+            yield* Effect.logInfo(publishOnly ? "platform key published" : "platform key rotated").pipe(
+              Effect.annotateLogs({ version: key.version })
+            )
+            return publish(key)
+          })
+        ),
+      activate: (version) =>
+        lock.withPermits(1)(
+          Effect.gen(function* () {
+            yield* ready
+            const key = yield* store.activatePlatformKey(version)
+            if (key === undefined) return undefined
+            yield* Ref.set(rotated, Option.some(yield* load(key)))
+            yield* Effect.logInfo("platform key activated").pipe(Effect.annotateLogs({ version }))
+            return publish(key)
+          })
+        ),
+      retire: (version) =>
+        lock.withPermits(1)(
+          Effect.zipRight(
+            ready,
+            Effect.map(store.retirePlatformKey(version), (key) => (key === undefined ? undefined : publish(key)))
+          )
+        )
     }
   }
 )

@@ -695,9 +695,9 @@ export function dashboardMain(lib: DashboardLib): void {
   }
 
   // ---- actions ----
-  const act = (button: HTMLElement, method: "POST", path: string, done: string): void => {
+  const act = (button: HTMLElement, method: "POST", path: string, done: string, body?: unknown): void => {
     button.setAttribute("disabled", "")
-    api(method, path)
+    api(method, path, body)
       .then(
         () => notice(done),
         (error: unknown) => {
@@ -708,7 +708,23 @@ export function dashboardMain(lib: DashboardLib): void {
   }
 
   const rotate = byId("rotate")
-  rotate.addEventListener("click", () => act(rotate, "POST", "dev/platform-keys/rotate", "Platform key rotated."))
+  // As the service does: publish first (merchants add the key), then the next click makes it sign.
+  rotate.addEventListener("click", () => {
+    const current = platformKeys.find((key) => key.status === "current")?.version ?? 0
+    const pending = platformKeys.find((key) => key.status === "published" && key.version > current)
+    if (pending !== undefined) {
+      act(
+        rotate,
+        "POST",
+        `dev/platform-keys/${pending.version}/activate`,
+        `Platform key v${pending.version} signs now.`
+      )
+    } else {
+      act(rotate, "POST", "dev/platform-keys/rotate", "New platform key published; Rotate again to make it sign.", {
+        publishOnly: true
+      })
+    }
+  })
   byId("show-reads").addEventListener("change", renderLog)
   // Offered only while this tab holds a token: alone under the lists it only puzzled.
   const showForget = () => {

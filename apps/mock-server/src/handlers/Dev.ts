@@ -4,12 +4,14 @@
  * resend. Bodies are decoded by the same Schemas that document them (`api/Schemas.ts`).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Crypto } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -20,7 +22,7 @@ import { Dispatcher } from "../callbacks/Dispatcher.js"
 import { PlatformKeys } from "../callbacks/PlatformKeys.js"
 import { MockConfig } from "../config/Config.js"
 import { MockEvents } from "../events/MockEvents.js"
-import { jsonObjectBody } from "../server/Body.js"
+import { jsonObjectBody, rawBody } from "../server/Body.js"
 import { notFound, orNotFound, paramError } from "../domain/ApiError.js"
 import { served } from "./Served.js"
 import { isoTime } from "../store/IsoTime.js"
@@ -162,12 +164,45 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
         )
       )
       .handle("listPlatformKeys", () => served(Effect.map(platformKeys.list, S.success)))
-      .handle("rotatePlatformKey", () =>
+      .handleRaw("rotatePlatformKey", () =>
         served(
-          platformKeys.rotate.pipe(
+          Effect.gen(function* () {
+            // The body is optional: a JSON body may ask for publishOnly; any other body (older pc,
+            // a bare POST) is read within the limit and ignored, and the key rotates at once.
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const json = request.headers["content-type"]?.toLowerCase().startsWith("application/json") === true
+            const input = json
+              ? yield* body(S.PlatformKeyRotation)
+              : yield* Effect.as(rawBody(config.bodyLimitBytes), {} as { readonly publishOnly?: boolean })
+            return yield* platformKeys.rotate({ publishOnly: input.publishOnly === true })
+          }).pipe(
             Effect.tap((key) => events.publish({ type: "platformKey.rotated", version: key.version })),
             Effect.map(S.success)
           )
+        )
+      )
+      .handle("activatePlatformKey", ({ path }) =>
+        served(
+          orNotFound(`published platform key ${path.version}`)(
+            Effect.map(platformKeys.activate(path.version), Option.fromNullable)
+          ).pipe(
+            Effect.tap((key) => events.publish({ type: "platformKey.rotated", version: key.version })),
+            Effect.map(S.success)
+          )
+        )
+      )
+      .handle("retirePlatformKey", ({ path }) =>
+        served(
+          Effect.gen(function* () {
+            const keys = yield* platformKeys.list
+            if (keys.some((k) => k.version === path.version && k.status === "current")) {
+              return yield* paramError(`platform key ${path.version} is current: activate another key first`)
+            }
+            const key = yield* orNotFound(`published platform key ${path.version}`)(
+              Effect.map(platformKeys.retire(path.version), Option.fromNullable)
+            )
+            return S.success(key)
+          })
         )
       )
       .handle("getOrder", ({ path }) =>

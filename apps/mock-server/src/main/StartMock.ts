@@ -36,6 +36,8 @@ export interface StartMockOptions {
   readonly bodyLimitBytes?: number
   /** Create-order requests per appKey per minute before `rateLimited`; default no limit. */
   readonly rateLimitPerMinute?: number
+  /** The token every `/dev/` route then requires (`Authorization: Bearer <token>`); 16+ printable characters. Default none. */
+  readonly devToken?: string
   /** What the mock logs to stdout; default `"error"` (a test run stays quiet). */
   readonly logLevel?: "none" | "error" | "warning" | "info" | "debug"
 }

@@ -27,8 +27,20 @@ export interface PlatformKeyStore {
    */
   readonly currentPlatformKey: (initial: PlatformKeyDraft) => Effect.Effect<PlatformKey, SqlError>
 
-  /** Publishes a new platform key that signs from now on; the previous current one stays published. */
-  readonly addPlatformKey: (input: PlatformKeyDraft) => Effect.Effect<PlatformKey, SqlError>
+  /**
+   * Adds a new platform key. By default it signs from now on and the previous current one stays
+   * published; with `publishOnly` it is only `published`, until {@link activatePlatformKey}.
+   */
+  readonly addPlatformKey: (
+    input: PlatformKeyDraft,
+    options?: { readonly publishOnly?: boolean }
+  ) => Effect.Effect<PlatformKey, SqlError>
+
+  /** Makes a published key current; the previous current one stays published. `undefined`: no such published key. */
+  readonly activatePlatformKey: (version: number) => Effect.Effect<PlatformKey | undefined, SqlError>
+
+  /** Retires a published key that is not current. `undefined`: no such published key. */
+  readonly retirePlatformKey: (version: number) => Effect.Effect<PlatformKey | undefined, SqlError>
 }
 
 const NextVersion = Schema.Struct({ next: Schema.Number })
@@ -72,23 +84,43 @@ export const makePlatformKeyStore = Effect.gen(function* () {
         return yield* current()
       }).pipe(badRowIsDefect),
 
-    addPlatformKey: (input) =>
+    addPlatformKey: (input, options) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const { next: version } = yield* nextVersion()
-          yield* sql`UPDATE platform_keys SET status = 'published' WHERE status = 'current'`
+          const status = options?.publishOnly === true ? "published" : "current"
+          if (status === "current") yield* sql`UPDATE platform_keys SET status = 'published' WHERE status = 'current'`
           const key: PlatformKey = {
             version,
             privateKeyPem: input.privateKeyPem,
             publicKeyPem: input.publicKeyPem,
-            status: "current",
+            status,
             createdAt: isoTime(input.nowMs)
           }
           yield* sql`INSERT INTO platform_keys (version, private_key_pem, public_key_pem, status, created_at)
-          VALUES (${version}, ${key.privateKeyPem}, ${key.publicKeyPem}, 'current', ${key.createdAt})`
+          VALUES (${version}, ${key.privateKeyPem}, ${key.publicKeyPem}, ${status}, ${key.createdAt})`
           return key
         }).pipe(badRowIsDefect)
-      )
+      ),
+
+    activatePlatformKey: (version) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const key = (yield* all()).find((k) => k.version === version && k.status === "published")
+          if (key === undefined) return undefined
+          yield* sql`UPDATE platform_keys SET status = 'published' WHERE status = 'current'`
+          yield* sql`UPDATE platform_keys SET status = 'current' WHERE version = ${version}`
+          return { ...key, status: "current" as const }
+        }).pipe(badRowIsDefect)
+      ),
+
+    retirePlatformKey: (version) =>
+      Effect.gen(function* () {
+        const key = (yield* all()).find((k) => k.version === version && k.status === "published")
+        if (key === undefined) return undefined
+        yield* sql`UPDATE platform_keys SET status = 'retired' WHERE version = ${version} AND status = 'published'`
+        return { ...key, status: "retired" as const }
+      }).pipe(badRowIsDefect)
   }
   return keys
 })

@@ -23,8 +23,10 @@ import type {
   PaymentClientOptions,
   PaymentConnectClient
 } from "../Promise.js"
+import * as PlatformKeySource from "../PlatformKeySource.js"
 import { keyEntries } from "./keys.js"
-import { ConfigurationError, toPromiseError } from "./promiseErrors.js"
+import { ConfigurationError } from "../PaymentConnectError.js"
+import { toPromiseError } from "./toPromiseError.js"
 
 export const run = async <A>(
   effect: Effect.Effect<A, PaymentClientError.PaymentClientError | Callback.CallbackVerificationError>
@@ -62,6 +64,10 @@ export const makeVerifier = (
       environment: options.environment,
       appKey: options.appKey,
       platformKeys: rings,
+      platformKeySource:
+        options.platformKeySource === undefined
+          ? undefined
+          : PlatformKeySource.make(options.platformKeySource, { crypto: options.crypto ?? WebCrypto }),
       replayGuard: options.replayGuard,
       maxBodyBytes: options.maxBodyBytes
     })
@@ -140,7 +146,15 @@ export const createPaymentClientOn =
     return {
       environment: service.environment,
       keyVersion: service.keyRing.current,
-      createOrder: (input) => run(service.createOrder(input)),
+      createOrder: async (input, call) => {
+        try {
+          return await run(service.createOrder(input, call))
+        } catch (error) {
+          // An aborted call rejects as fetch does, with the signal's reason.
+          if (call?.signal?.aborted === true) throw call.signal.reason
+          throw error
+        }
+      },
       verifyCallback: async (input) => {
         if (callbacks === undefined) throw callbacksNotConfigured()
         return callbacks.verifyCallback(input)

@@ -1,5 +1,10 @@
-// The error of a refused callback and the one way to build it, shared by the verifier (Callback.ts)
-// and the HTTP adapters (CallbackHandler.ts); Callback.ts re-exports the public names.
+/**
+ * The error of a refused callback, shared by the verifier (`Callback`) and the HTTP adapters
+ * (`CallbackHandler`); `Callback` re-exports it, so `Callback.CallbackVerificationError` is the
+ * public name.
+ *
+ * @since 0.1.0
+ */
 import type { Environment } from "@pc/core"
 import * as Data from "effect/Data"
 
@@ -19,6 +24,8 @@ import * as Data from "effect/Data"
  *   than `order.paid`, `order.failed`, `order.expired`).
  * - `BodyAlreadyParsed`, `BodyUnreadable`, `BodyTooLarge`: the raw body is not available.
  * - `ReplayGuardFailed`: the replay guard failed or is full; the callback is refused (fail closed).
+ * - `PlatformKeySourceFailed`: the platform key source could not look the key version up (answered
+ *   500, so the service delivers the callback again later).
  *
  * @example
  * ```ts
@@ -40,6 +47,7 @@ export type CallbackVerificationErrorReason =
   | "BodyUnreadable"
   | "BodyTooLarge"
   | "ReplayGuardFailed"
+  | "PlatformKeySourceFailed"
 
 /**
  * A refused callback: one class with a `reason` literal (see {@link CallbackVerificationErrorReason}),
@@ -71,19 +79,3 @@ export class CallbackVerificationError extends Data.TaggedError("CallbackVerific
    */
   readonly localClockAheadMs: number | undefined
 }> {}
-
-/** A refusal by a verifier of `environment`; the message is prefixed with `callback refused (environment)`. */
-export const refusal = (
-  environment: Environment.Environment,
-  reason: CallbackVerificationErrorReason,
-  message: string,
-  details: { readonly header?: string; readonly keyVersion?: number; readonly localClockAheadMs?: number } = {}
-): CallbackVerificationError =>
-  new CallbackVerificationError({
-    message: `callback refused (${environment}): ${message}`,
-    reason,
-    environment,
-    header: details.header,
-    keyVersion: details.keyVersion,
-    localClockAheadMs: details.localClockAheadMs
-  })

@@ -1,12 +1,17 @@
-// The error classes of the Promise facade, re-exported by Promise.ts (`@pc/client/promise`): one
-// class per Effect error, with a stable `code` and the useful fields of its Effect counterpart.
+/**
+ * The error classes of the Promise facade, re-exported by `Promise` (`@pc/client/promise`): one
+ * class per Effect error, with a literal `code` to switch on and the useful fields of its Effect
+ * counterpart.
+ *
+ * @since 0.1.0
+ */
 import type { Environment } from "@pc/core"
 import * as Duration from "effect/Duration"
-import type * as PaymentClientError from "../PaymentClientError.js"
+import * as PaymentClientError from "./PaymentClientError.js"
 import type {
   CallbackVerificationErrorReason,
   CallbackVerificationError as EffectCallbackVerificationError
-} from "./callbackError.js"
+} from "./CallbackVerificationError.js"
 
 /**
  * The stable codes of {@link PaymentConnectError}, one per error class.
@@ -45,14 +50,22 @@ export type PaymentConnectErrorCode =
  * }
  * ```
  */
-export class PaymentConnectError extends Error {
+export class PaymentConnectError<Code extends PaymentConnectErrorCode = PaymentConnectErrorCode> extends Error {
+  /**
+   * Whether the same call may succeed later unchanged: true for rate limits, server errors,
+   * transport errors, timeouts and 408/429/5xx answers that were not the service's envelope;
+   * false for refusals that would fail the same way again (signature, invalid request, duplicate
+   * order, configuration, a refused callback). The client has already retried within its policy.
+   */
+  readonly retryable: boolean
   constructor(
-    readonly code: PaymentConnectErrorCode,
+    readonly code: Code,
     message: string,
-    options?: { readonly cause?: unknown }
+    options?: { readonly cause?: unknown; readonly retryable?: boolean }
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     this.name = new.target.name
+    this.retryable = options?.retryable ?? false
   }
 }
 
@@ -67,14 +80,17 @@ export class PaymentConnectError extends Error {
  * if (error instanceof PaymentConnect.SignatureRejectedError) console.error(error.hint)
  * ```
  */
-export class SignatureRejectedError extends PaymentConnectError {
+export class SignatureRejectedError extends PaymentConnectError<"ERR_PC_SIGNATURE_REJECTED"> {
   readonly serverMessage: string
   readonly keyVersion: number
   readonly localClockAheadMs: number | undefined
   readonly hint: string | undefined
   readonly requestId: string | undefined
   constructor(error: PaymentClientError.SignatureRejected) {
-    super("ERR_PC_SIGNATURE_REJECTED", error.message, { cause: error })
+    super("ERR_PC_SIGNATURE_REJECTED", error.message, {
+      cause: error,
+      retryable: PaymentClientError.isRetryable(error)
+    })
     this.serverMessage = error.serverMessage
     this.keyVersion = error.keyVersion
     this.localClockAheadMs = error.localClockAheadMs
@@ -94,13 +110,13 @@ export class SignatureRejectedError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.InvalidRequestError) console.error(error.field)
  * ```
  */
-export class InvalidRequestError extends PaymentConnectError {
+export class InvalidRequestError extends PaymentConnectError<"ERR_PC_INVALID_REQUEST"> {
   readonly source: "local" | "server"
   readonly field: string | undefined
   readonly serverCode: PaymentClientError.InvalidRequestCode
   readonly requestId: string | undefined
   constructor(error: PaymentClientError.InvalidRequest) {
-    super("ERR_PC_INVALID_REQUEST", error.message, { cause: error })
+    super("ERR_PC_INVALID_REQUEST", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
     this.source = error.source
     this.field = error.field
     this.serverCode = error.code
@@ -118,12 +134,12 @@ export class InvalidRequestError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.DuplicateOrderError) console.error(error.orderId)
  * ```
  */
-export class DuplicateOrderError extends PaymentConnectError {
+export class DuplicateOrderError extends PaymentConnectError<"ERR_PC_DUPLICATE_ORDER"> {
   readonly orderId: string
   readonly serverMessage: string
   readonly requestId: string | undefined
   constructor(error: PaymentClientError.DuplicateOrder) {
-    super("ERR_PC_DUPLICATE_ORDER", error.message, { cause: error })
+    super("ERR_PC_DUPLICATE_ORDER", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
     this.orderId = error.orderId
     this.serverMessage = error.serverMessage
     this.requestId = error.requestId
@@ -140,12 +156,12 @@ export class DuplicateOrderError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.RateLimitedError) setTimeout(retry, error.retryAfterMs ?? 1000)
  * ```
  */
-export class RateLimitedError extends PaymentConnectError {
+export class RateLimitedError extends PaymentConnectError<"ERR_PC_RATE_LIMITED"> {
   readonly retryAfterMs: number | undefined
   readonly serverMessage: string
   readonly requestId: string | undefined
   constructor(error: PaymentClientError.RateLimited) {
-    super("ERR_PC_RATE_LIMITED", error.message, { cause: error })
+    super("ERR_PC_RATE_LIMITED", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
     this.retryAfterMs = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
     this.serverMessage = error.serverMessage
     this.requestId = error.requestId
@@ -163,13 +179,13 @@ export class RateLimitedError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.ServerError) console.error(error.status, error.serverCode, error.requestId)
  * ```
  */
-export class ServerError extends PaymentConnectError {
+export class ServerError extends PaymentConnectError<"ERR_PC_SERVER_ERROR"> {
   readonly status: number
   readonly serverCode: string
   readonly serverMessage: string
   readonly requestId: string | undefined
   constructor(error: PaymentClientError.ServerError) {
-    super("ERR_PC_SERVER_ERROR", error.message, { cause: error })
+    super("ERR_PC_SERVER_ERROR", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
     this.status = error.status
     this.serverCode = error.code
     this.serverMessage = error.serverMessage
@@ -187,9 +203,15 @@ export class ServerError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.TransportError) console.error(error.message)
  * ```
  */
-export class TransportError extends PaymentConnectError {
+export class TransportError extends PaymentConnectError<"ERR_PC_TRANSPORT"> {
+  /** Attempts made in all, the first included. */
+  readonly attempts: number
+  /** From the first attempt to giving up, in milliseconds. */
+  readonly elapsedMs: number
   constructor(error: PaymentClientError.TransportError) {
-    super("ERR_PC_TRANSPORT", error.message, { cause: error })
+    super("ERR_PC_TRANSPORT", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
+    this.attempts = error.attempts ?? 1
+    this.elapsedMs = error.elapsedMs ?? 0
   }
 }
 
@@ -204,13 +226,19 @@ export class TransportError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.TimeoutError) console.error(error.scope, error.timeoutMs)
  * ```
  */
-export class TimeoutError extends PaymentConnectError {
+export class TimeoutError extends PaymentConnectError<"ERR_PC_TIMEOUT"> {
   readonly scope: "attempt" | "deadline"
   readonly timeoutMs: number
+  /** Attempts made in all, the first included. */
+  readonly attempts: number
+  /** From the first attempt to giving up, in milliseconds. */
+  readonly elapsedMs: number
   constructor(error: PaymentClientError.Timeout) {
-    super("ERR_PC_TIMEOUT", error.message, { cause: error })
+    super("ERR_PC_TIMEOUT", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
     this.scope = error.scope
     this.timeoutMs = Duration.toMillis(error.timeout)
+    this.attempts = error.attempts ?? 1
+    this.elapsedMs = error.elapsedMs ?? 0
   }
 }
 
@@ -225,13 +253,16 @@ export class TimeoutError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.UnexpectedResponseError) console.error(error.status, error.excerpt)
  * ```
  */
-export class UnexpectedResponseError extends PaymentConnectError {
+export class UnexpectedResponseError extends PaymentConnectError<"ERR_PC_UNEXPECTED_RESPONSE"> {
   readonly status: number
   readonly contentType: string | undefined
   readonly excerpt: string
   readonly requestId: string | undefined
   constructor(error: PaymentClientError.UnexpectedResponse) {
-    super("ERR_PC_UNEXPECTED_RESPONSE", error.message, { cause: error })
+    super("ERR_PC_UNEXPECTED_RESPONSE", error.message, {
+      cause: error,
+      retryable: PaymentClientError.isRetryable(error)
+    })
     this.status = error.status
     this.contentType = error.contentType
     this.excerpt = error.excerpt
@@ -249,11 +280,11 @@ export class UnexpectedResponseError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.ConfigurationError && error.reason === "WeakKey") process.exit(1)
  * ```
  */
-export class ConfigurationError extends PaymentConnectError {
+export class ConfigurationError extends PaymentConnectError<"ERR_PC_CONFIGURATION"> {
   readonly reason: PaymentClientError.ConfigurationErrorReason
   readonly option: string | undefined
   constructor(error: PaymentClientError.ConfigurationError) {
-    super("ERR_PC_CONFIGURATION", error.message, { cause: error })
+    super("ERR_PC_CONFIGURATION", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
     this.reason = error.reason
     this.option = error.option
   }
@@ -270,7 +301,7 @@ export class ConfigurationError extends PaymentConnectError {
  * if (error instanceof PaymentConnect.CallbackVerificationError) console.warn(error.reason)
  * ```
  */
-export class CallbackVerificationError extends PaymentConnectError {
+export class CallbackVerificationError extends PaymentConnectError<"ERR_PC_CALLBACK_VERIFICATION"> {
   readonly reason: CallbackVerificationErrorReason
   readonly environment: Environment.Environment
   readonly header: string | undefined
@@ -286,30 +317,49 @@ export class CallbackVerificationError extends PaymentConnectError {
   }
 }
 
-/** The Promise class of an Effect error. */
-export const toPromiseError = (
-  error: PaymentClientError.PaymentClientError | EffectCallbackVerificationError
-): PaymentConnectError => {
-  switch (error._tag) {
-    case "SignatureRejected":
-      return new SignatureRejectedError(error)
-    case "InvalidRequest":
-      return new InvalidRequestError(error)
-    case "DuplicateOrder":
-      return new DuplicateOrderError(error)
-    case "RateLimited":
-      return new RateLimitedError(error)
-    case "ServerError":
-      return new ServerError(error)
-    case "TransportError":
-      return new TransportError(error)
-    case "Timeout":
-      return new TimeoutError(error)
-    case "UnexpectedResponse":
-      return new UnexpectedResponseError(error)
-    case "ConfigurationError":
-      return new ConfigurationError(error)
-    case "CallbackVerificationError":
-      return new CallbackVerificationError(error)
-  }
-}
+/**
+ * Every error the Promise client throws, as a union discriminated by `code`: narrow an unknown
+ * error with {@link isPaymentConnectError}, then `switch (error.code)` gives each case its class.
+ *
+ * @example
+ * ```ts
+ * import * as PaymentConnect from "@pc/client/promise"
+ *
+ * const wait = (error: PaymentConnect.AnyPaymentConnectError) =>
+ *   error.code === "ERR_PC_RATE_LIMITED" ? error.retryAfterMs : undefined
+ * ```
+ */
+export type AnyPaymentConnectError =
+  | SignatureRejectedError
+  | InvalidRequestError
+  | DuplicateOrderError
+  | RateLimitedError
+  | ServerError
+  | TransportError
+  | TimeoutError
+  | UnexpectedResponseError
+  | ConfigurationError
+  | CallbackVerificationError
+
+/**
+ * Whether `u` is one of the Promise client's errors; narrows to {@link AnyPaymentConnectError}, so
+ * that `switch (error.code)` narrows each case to its class.
+ *
+ * @example
+ * ```ts
+ * import * as PaymentConnect from "@pc/client/promise"
+ *
+ * try {
+ *   await client.createOrder(input)
+ * } catch (error) {
+ *   if (!PaymentConnect.isPaymentConnectError(error)) throw error
+ *   switch (error.code) {
+ *     case "ERR_PC_RATE_LIMITED":
+ *       return retryLater(error.retryAfterMs)
+ *     case "ERR_PC_DUPLICATE_ORDER":
+ *       return showExisting(error.orderId)
+ *   }
+ * }
+ * ```
+ */
+export const isPaymentConnectError = (u: unknown): u is AnyPaymentConnectError => u instanceof PaymentConnectError

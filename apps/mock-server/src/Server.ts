@@ -38,6 +38,7 @@ import { withEnvelopeForClientErrors } from "./http/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "./http/DevAccess.js"
 import { makeCreateOrderFastPath, withFastPath } from "./http/CreateOrderFastPath.js"
 import * as ListenGate from "./http/ListenGate.js"
+import { withRequestGuard } from "./server/HostCheck.js"
 import { batchedLogFmtLogger } from "./log/BatchedLogFmt.js"
 import { logfmtLogger } from "./log/LogFmt.js"
 import { Orders, PublicUrl } from "./orders/Orders.js"
@@ -142,9 +143,12 @@ const serverLayer = (
       const http = NodeHttpServer.layerServer(
         () => {
           const server = createServer({ keepAliveTimeout: 5_000 })
-          return ListenGate.hold(
-            withEnvelopeForClientErrors(createOrderFastPath ? withFastPath(server, fastPath) : server)
-          )
+          const guarded = withRequestGuard(createOrderFastPath ? withFastPath(server, fastPath) : server, {
+            port: config.port,
+            listenHost: config.host,
+            publicUrl: publicBaseUrl(config, config.port)
+          })
+          return ListenGate.hold(withEnvelopeForClientErrors(guarded))
         },
         { host: config.host, port: config.port }
       )

@@ -122,7 +122,11 @@ describe("answers Node's HTTP parser decides before any route", () => {
   })
 
   it("the server is still up and answering afterwards", async () => {
-    expectEnvelope(await rawExchange(port, requestBytes("GET", "/nowhere", [["Host", `127.0.0.1:${port}`]])), 404, "notFound")
+    expectEnvelope(
+      await rawExchange(port, requestBytes("GET", "/nowhere", [["Host", `127.0.0.1:${port}`]])),
+      404,
+      "notFound"
+    )
   })
 })
 

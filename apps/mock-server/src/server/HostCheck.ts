@@ -90,14 +90,15 @@ const interfaceAddresses = (): ReadonlySet<string> => {
 /**
  * Whether an authority names this mock: a loopback name or address with the mock's port, the
  * address it bound with that port (bound to every address: any of the machine's addresses), or
- * the public URL's host (with its port, or none: a proxy in front may drop it).
+ * the public URL's host and port.
  */
 const namesMock = (authority: Authority, self: SelfAddress): boolean => {
   const publicUrl = new URL(self.publicUrl)
   const publicHost = canonicalHost(publicUrl.hostname)
-  if (authority.host === publicHost && (authority.port === undefined || authority.port === defaultPort(publicUrl))) {
-    return true
-  }
+  // Without a port only where the public URL has none either (its scheme's default, which a
+  // browser and a proxy leave out).
+  const publicPort = authority.port ?? (publicUrl.port === "" ? defaultPort(publicUrl) : 80)
+  if (authority.host === publicHost && publicPort === defaultPort(publicUrl)) return true
   // A browser writes the port whenever it is not 80, so a Host without one means port 80.
   if ((authority.port ?? 80) !== self.port) return false
   if (isLoopbackHost(authority.host)) return true

@@ -29,6 +29,7 @@ import type { DeliveryWithAttempts } from "../store/DeliveryStore.js"
 import { Store } from "../store/Store.js"
 import { decodeBody } from "../http/DecodeBody.js"
 import { checkNotifyUrl, Self, type SelfAddress } from "../UrlRule.js"
+import { resolvesToSelf } from "../domain/NotifyUrlSelf.js"
 
 /** A key upload: RSA public key PEM (SPKI or PKCS#1), 2048 bits or more; anything else is a paramError. */
 const checkPublicKey = (pem: string) =>
@@ -41,12 +42,24 @@ const checkPublicKey = (pem: string) =>
   }).pipe(Effect.as(pem))
 
 /**
- * The notify URL rule beyond its Schema: not this mock itself (UrlRule.ts), since a callback sent
- * there would run one of the mock's own routes, such as rotating the platform key.
+ * The notify URL rule beyond its Schema: not this mock itself (UrlRule.ts as written, and its
+ * name resolved, domain/NotifyUrlSelf.ts), since a callback sent there would run one of the
+ * mock's own routes, such as rotating the platform key.
  */
 const notSelf = (notifyUrl: string, self: SelfAddress) => {
   const checked = checkNotifyUrl(notifyUrl, self)
-  return checked.ok ? Effect.succeed(notifyUrl) : Effect.fail(paramError(checked.message))
+  if (!checked.ok) return Effect.fail(paramError(checked.message))
+  return Effect.flatMap(
+    Effect.promise(() => resolvesToSelf(checked.url, self)),
+    (reachesSelf) =>
+      reachesSelf
+        ? Effect.fail(
+            paramError(
+              `notifyUrl: ${checked.url.hostname} resolves to this mock itself; callbacks go to the merchant's own server (another host or port)`
+            )
+          )
+        : Effect.succeed(notifyUrl)
+  )
 }
 
 /** A delivery as the developer menu shows it. */

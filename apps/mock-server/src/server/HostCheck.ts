@@ -25,7 +25,7 @@ export const MAX_HEADERS = 2000
 const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::[0-9]{1,5})?$/
 
 /** A host and port normalized as WHATWG URL does: lower case, IPv6 compressed, numeric IPv4 forms dotted. */
-interface Authority {
+export interface Authority {
   readonly host: string
   /** The port written, or `undefined` when none was. */
   readonly port: number | undefined
@@ -90,9 +90,14 @@ const interfaceAddresses = (): ReadonlySet<string> => {
 /**
  * Whether an authority names this mock: a loopback name or address with the mock's port, the
  * address it bound with that port (bound to every address: any of the machine's addresses), or
- * the public URL's host and port.
+ * the public URL's host and port. `port` undefined is a Host written without one.
+ *
+ * @example
+ * ```ts
+ * namesMock({ host: "::1", port: 4010 }, { port: 4010, listenHost: "0.0.0.0", publicUrl: "http://127.0.0.1:4010" }) // true
+ * ```
  */
-const namesMock = (authority: Authority, self: SelfAddress): boolean => {
+export const namesMock = (authority: Authority, self: SelfAddress): boolean => {
   const publicUrl = new URL(self.publicUrl)
   const publicHost = canonicalHost(publicUrl.hostname)
   // Without a port only where the public URL has none either (its scheme's default, which a
@@ -101,7 +106,7 @@ const namesMock = (authority: Authority, self: SelfAddress): boolean => {
   if (authority.host === publicHost && publicPort === defaultPort(publicUrl)) return true
   // A browser writes the port whenever it is not 80, so a Host without one means port 80.
   if ((authority.port ?? 80) !== self.port) return false
-  if (isLoopbackHost(authority.host)) return true
+  if (isLoopbackHost(authority.host) || isWildcardHost(authority.host)) return true
   const bound = canonicalHost(self.listenHost)
   if (authority.host === bound) return true
   if (isWildcardHost(self.listenHost)) {

@@ -224,6 +224,23 @@ describe("a page whose name rebinds to the mock (issue 32, point 2)", () => {
   })
 })
 
+describe("the dashboard's own actions (issue 32, point 3)", () => {
+  it("still work: a disabled test merchant key is enabled again from its button", async () => {
+    await dev(mock.url, "POST", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/keys/1/disable`)
+    expect(await merchantKeyStatuses()).toEqual(["disabled"])
+    const context = await browser.newContext()
+    try {
+      const page = await context.newPage()
+      await page.goto(`${mockUrl()}/`)
+      await page.locator('[data-action="enable-key"]').click()
+      await expect.poll(merchantKeyStatuses, { timeout: 10_000 }).toEqual(["active"])
+      await expect.poll(() => page.locator('[data-action="enable-key"]').count(), { timeout: 10_000 }).toBe(0)
+    } finally {
+      await context.close()
+    }
+  })
+})
+
 describe("the Host and Origin rules, in every spelling (raw requests)", () => {
   const get = (host: string) => rawExchange(port, requestBytes("GET", "/dev/merchants", [["Host", host]]))
   const post = (headers: ReadonlyArray<readonly [string, string]>) =>

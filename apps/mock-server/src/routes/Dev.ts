@@ -161,6 +161,14 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
           )
         )
       )
+      .handle("enableMerchantKey", ({ path }) =>
+        served(
+          store.enableMerchantKey(path.appKey, path.version).pipe(
+            Effect.catchTag("NotFound", (e) => Effect.fail(notFound(`no ${e.what}`))),
+            Effect.as(S.success({ version: path.version, status: "active" as const }))
+          )
+        )
+      )
       .handleRaw("setNotifyUrl", ({ path }) =>
         served(
           Effect.gen(function* () {

@@ -84,6 +84,10 @@ export interface MockAdminService {
     appKey: string,
     version: number
   ) => Effect.Effect<Answer<"disableMerchantKey">, MockAdminError>
+  readonly enableMerchantKey: (
+    appKey: string,
+    version: number
+  ) => Effect.Effect<Answer<"enableMerchantKey">, MockAdminError>
   readonly setNotifyUrl: (appKey: string, notifyUrl: string) => Effect.Effect<Answer<"setNotifyUrl">, MockAdminError>
   readonly platformKeys: () => Effect.Effect<ReadonlyArray<PlatformKey>, MockAdminError>
   readonly rotatePlatformKey: (options?: {
@@ -210,6 +214,7 @@ export const make = (options: {
         addMerchantKey: (appKey, publicKeyPem) =>
           call(dev.addMerchantKey({ path: { appKey }, payload: { publicKeyPem } })),
         disableMerchantKey: (appKey, version) => call(dev.disableMerchantKey({ path: { appKey, version } })),
+        enableMerchantKey: (appKey, version) => call(dev.enableMerchantKey({ path: { appKey, version } })),
         setNotifyUrl: (appKey, notifyUrl) => call(dev.setNotifyUrl({ path: { appKey }, payload: { notifyUrl } })),
         platformKeys: () => call(dev.listPlatformKeys()),
         rotatePlatformKey: (options) =>

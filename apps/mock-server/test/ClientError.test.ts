@@ -10,8 +10,8 @@ describe("clientErrorAnswer", () => {
     expect(answer.msg).not.toMatch(/malformed/)
   })
 
-  it("pairs an oversized header section with payloadTooLarge 413, and framing errors with paramError 400", () => {
-    expect(clientErrorAnswer("HPE_HEADER_OVERFLOW")).toMatchObject({ status: 413, code: "payloadTooLarge" })
+  it("answers an oversized header section 431 paramError, and framing errors with paramError 400", () => {
+    expect(clientErrorAnswer("HPE_HEADER_OVERFLOW")).toMatchObject({ status: 431, code: "paramError" })
     expect(clientErrorAnswer("HPE_INVALID_CHUNK_SIZE")).toMatchObject({ status: 400, code: "paramError" })
   })
 })

@@ -949,12 +949,12 @@ describe("malformed HTTP framing still gets the envelope", () => {
     expect(typeof envelope.msg).toBe("string")
   }
 
-  it("answers a header section over the server's limit with payloadTooLarge and its status, 413", async () => {
+  it("answers a header section over the server's limit with paramError and 431 (CONTRACT.md)", async () => {
     const raw = await rawExchange(
       `POST ${Wire.CREATE_ORDER_PATH} HTTP/1.1\r\nHost: x\r\nX-Filler: ${"a".repeat(20_000)}\r\n\r\n`
     )
-    expectRawEnvelope(raw, 413)
-    expect(JSON.parse(raw.split("\r\n\r\n")[1]!)).toMatchObject({ code: "payloadTooLarge" })
+    expectRawEnvelope(raw, 431)
+    expect(JSON.parse(raw.split("\r\n\r\n")[1]!)).toMatchObject({ code: "paramError" })
   })
 
   it("answers a malformed header line (400) with an envelope", async () => {

@@ -425,6 +425,16 @@ describe("developer menu (production)", () => {
         expectOk(await createOrder(mock.url, { appKey, signer: signers[2]!, keyVersion: 3, body: newOrderBody() }))
       })
 
+      it("enables a disabled version again: {version, status: active}; requests signed with it are accepted", async () => {
+        const enabled = expectOk(
+          await call<{ version: number; status: string }>(mock.url, "POST", `/dev/merchants/${appKey}/keys/2/enable`)
+        )
+        expect(enabled).toEqual({ version: 2, status: "active" })
+        expectOk(await createOrder(mock.url, { appKey, signer: signers[1]!, keyVersion: 2, body: newOrderBody() }))
+        expectError(await call(mock.url, "POST", `/dev/merchants/${appKey}/keys/9/enable`), 404, "notFound")
+        expectOk(await call(mock.url, "POST", `/dev/merchants/${appKey}/keys/2/disable`))
+      })
+
       it("answers notFound for an unknown version or merchant", async () => {
         expectError(await call(mock.url, "POST", `/dev/merchants/${appKey}/keys/9/disable`), 404, "notFound")
         expectError(await call(mock.url, "POST", `/dev/merchants/${randomUUID()}/keys/1/disable`), 404, "notFound")

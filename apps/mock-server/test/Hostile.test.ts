@@ -75,7 +75,7 @@ describe("answers Node's HTTP parser decides before any route", () => {
     [
       "an unknown Expect",
       post([
-        ["Host", "x"],
+        ["Host", `127.0.0.1:${port}`],
         ["Content-Type", "application/json"],
         ["Expect", "x"]
       ]),
@@ -97,7 +97,7 @@ describe("answers Node's HTTP parser decides before any route", () => {
     [
       "two Content-Type headers, not first-wins",
       post([
-        ["Host", "x"],
+        ["Host", `127.0.0.1:${port}`],
         ["Content-Type", "application/json"],
         ["Content-Type", "text/plain"]
       ]),
@@ -118,12 +118,16 @@ describe("answers Node's HTTP parser decides before any route", () => {
   })
 
   it("broken chunked framing is 400 paramError", async () => {
-    const raw = `POST ${Wire.CREATE_ORDER_PATH} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`
+    const raw = `POST ${Wire.CREATE_ORDER_PATH} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`
     expectEnvelope(await rawExchange(port, raw), 400, "paramError")
   })
 
   it("the server is still up and answering afterwards", async () => {
-    expectEnvelope(await rawExchange(port, requestBytes("GET", "/nowhere", [["Host", "x"]])), 404, "notFound")
+    expectEnvelope(
+      await rawExchange(port, requestBytes("GET", "/nowhere", [["Host", `127.0.0.1:${port}`]])),
+      404,
+      "notFound"
+    )
   })
 })
 
@@ -167,7 +171,7 @@ describe("log lines", () => {
     await createOrder(mock.url, '{"orderId":"cap","amount":"1.00","currency":"USD"}', {
       extraHeaders: { "X-R-Signature": `${"A".repeat(342)}==`, "Content-Type": `application/json; x=${filler}` }
     })
-    await rawExchange(port, requestBytes("GET", `/${"P".repeat(7_000)}`, [["Host", "x"]]))
+    await rawExchange(port, requestBytes("GET", `/${"P".repeat(7_000)}`, [["Host", `127.0.0.1:${port}`]]))
     await createOrder(mock.url, "{}", { appKey: `${TEST_MERCHANT_APP_KEY}${filler}` })
     const longest = Math.max(...logs.map((line) => Math.max(...[/Q+/g, /P+/g].map((re) => longestRun(line, re)))))
     expect(logs.length).toBeGreaterThan(0)

@@ -1,5 +1,5 @@
 /**
- * `pc merchants create|show|keys add|keys disable`: the merchant and its public keys on the mock's
+ * `pc merchants create|show|keys add|keys disable|keys enable`: the merchant and its public keys on the mock's
  * developer menu. `create` registers a given public key or a key pair it makes (`--generate-key`), and
  * saves the new appKey, key version, key file and mock URL in the profile.
  */
@@ -176,6 +176,23 @@ const disable = Command.make(
   )
 ).pipe(Command.withDescription("Disable a key version.\nExample: npx pc merchants keys disable 1"))
 
+const enable = Command.make(
+  "enable",
+  {
+    baseUrl: flags.baseUrl,
+    appKey: flags.appKey,
+    version: Args.integer({ name: "N" }).pipe(Args.withDescription("the key version")),
+    json
+  },
+  withSettings((o, settings) =>
+    Effect.gen(function* () {
+      const appKey = yield* requireAppKey(settings)
+      const enabled = yield* using(settings, (admin) => admin.enableMerchantKey(appKey, o.version))
+      yield* print(o.json, enabled, (r) => [`key version ${r.version} is ${r.status}`])
+    })
+  )
+).pipe(Command.withDescription("Enable a disabled key version again.\nExample: npx pc merchants keys enable 1"))
+
 /** `pc merchants`. */
 export const merchants = Command.make("merchants").pipe(
   Command.withDescription("Merchants on the mock.\nExample: npx pc merchants create --generate-key ./keys"),
@@ -184,7 +201,7 @@ export const merchants = Command.make("merchants").pipe(
     show,
     Command.make("keys").pipe(
       Command.withDescription("The merchant's public keys.\nExample: npx pc merchants keys add new-public.pem"),
-      Command.withSubcommands([add, disable])
+      Command.withSubcommands([add, disable, enable])
     )
   ])
 )

@@ -206,6 +206,17 @@ export class DevMenu extends HttpApiGroup.make("dev")
       )
   )
   .add(
+    HttpApiEndpoint.post("enableMerchantKey", "/dev/merchants/:appKey/keys/:version/enable")
+      .setPath(Schema.Struct({ appKey: S.AppKeyParam, version: S.KeyVersionParam }))
+      .addSuccess(S.Success(S.KeyEnabled))
+      .addError(ErrorEnvelopes.NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Enable a disabled key version again: requests signed with it are accepted from now on"
+        })
+      )
+  )
+  .add(
     HttpApiEndpoint.put("setNotifyUrl", "/dev/merchants/:appKey/notify-url")
       .setPath(appKeyPath)
       .setPayload(S.NotifyUrlUpdate)

@@ -132,6 +132,11 @@ export const KeyDisabled = Schema.Struct({ version: Schema.Int, status: Schema.L
   examples: [{ version: 1, status: "disabled" }]
 })
 
+export const KeyEnabled = Schema.Struct({ version: Schema.Int, status: Schema.Literal("active") }).annotations({
+  identifier: "KeyEnabled",
+  examples: [{ version: 1, status: "active" }]
+})
+
 export const NotifyUrlSet = Schema.Struct({ appKey: Schema.String, notifyUrl: Schema.String }).annotations({
   identifier: "NotifyUrlSet",
   examples: [{ appKey: EXAMPLE_APP_KEY, notifyUrl: "http://127.0.0.1:3000/cb" }]

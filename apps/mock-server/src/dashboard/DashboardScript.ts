@@ -405,6 +405,19 @@ export function dashboardMain(lib: DashboardLib): void {
       .finally(renderMerchants)
   }
 
+  const enableButton = (appKey: string, version: number): HTMLElement => {
+    const button = el("button", { type: "button", class: "small", "data-action": "enable-key" }, `Enable v${version}`)
+    button.addEventListener("click", () =>
+      act(
+        button,
+        "POST",
+        `dev/merchants/${encodeURIComponent(appKey)}/keys/${version}/enable`,
+        `Key v${version} of ${appKey} enabled.`
+      )
+    )
+    return button
+  }
+
   const renderMerchants = (): void => {
     byId("merchants").replaceChildren(
       ...merchants.map((merchant) =>
@@ -423,13 +436,15 @@ export function dashboardMain(lib: DashboardLib): void {
           el(
             "div",
             { class: "row wrap" },
-            ...merchant.keys.map((key) =>
+            ...merchant.keys.flatMap((key) => [
               el(
                 "span",
                 { class: `badge ${statusTone(key.status)}`, title: `uploaded ${key.uploadedAt}` },
                 `v${key.version} ${key.status}`
-              )
-            )
+              ),
+              // A disabled key's way back: without it a disabled test merchant key refuses every request for good.
+              ...(key.status === "disabled" ? [enableButton(merchant.appKey, key.version)] : [])
+            ])
           ),
           (() => {
             const button = el(
@@ -626,7 +641,11 @@ export function dashboardMain(lib: DashboardLib): void {
         break
       case "request":
         addToLog(event)
-        if (event.method !== "GET" && event.path.startsWith("/dev/merchants")) dirtyMerchants = true
+        // A merchant change (a key enabled or disabled, a notify URL) shows without waiting for another event.
+        if (event.method !== "GET" && event.path.startsWith("/dev/merchants")) {
+          dirtyMerchants = true
+          schedule()
+        }
         return
     }
     schedule()

@@ -31,6 +31,7 @@ import { Store } from "../store/Store.js"
 import { decodeBody } from "../domain/DecodeBody.js"
 import { checkNotifyUrl, Self, type SelfAddress } from "../config/UrlRule.js"
 import type { DeliveryWithAttempts } from "../store/Records.js"
+import { resolvesToSelf } from "../domain/NotifyUrlSelf.js"
 
 /** A key upload: RSA public key PEM (SPKI or PKCS#1), 2048 bits or more; anything else is a paramError. */
 const checkPublicKey = (pem: string) =>
@@ -43,12 +44,24 @@ const checkPublicKey = (pem: string) =>
   }).pipe(Effect.as(pem))
 
 /**
- * The notify URL rule beyond its Schema: not this mock itself (UrlRule.ts), since a callback sent
- * there would run one of the mock's own routes, such as rotating the platform key.
+ * The notify URL rule beyond its Schema: not this mock itself (UrlRule.ts as written, and its
+ * name resolved, domain/NotifyUrlSelf.ts), since a callback sent there would run one of the
+ * mock's own routes, such as rotating the platform key.
  */
 const notSelf = (notifyUrl: string, self: SelfAddress) => {
   const checked = checkNotifyUrl(notifyUrl, self)
-  return checked.ok ? Effect.succeed(notifyUrl) : Effect.fail(paramError(checked.message))
+  if (!checked.ok) return Effect.fail(paramError(checked.message))
+  return Effect.flatMap(
+    Effect.promise(() => resolvesToSelf(checked.url, self)),
+    (reachesSelf) =>
+      reachesSelf
+        ? Effect.fail(
+            paramError(
+              `notifyUrl: ${checked.url.hostname} resolves to this mock itself; callbacks go to the merchant's own server (another host or port)`
+            )
+          )
+        : Effect.succeed(notifyUrl)
+  )
 }
 
 /** A delivery as the developer menu shows it. */
@@ -147,6 +160,14 @@ export const DevHandlers = HttpApiBuilder.group(MockApi, "dev", (handlers) =>
           store.disableMerchantKey(path.appKey, path.version).pipe(
             Effect.catchTag("NotFound", (e) => Effect.fail(notFound(`no ${e.what}`))),
             Effect.as(S.success({ version: path.version, status: "disabled" as const }))
+          )
+        )
+      )
+      .handle("enableMerchantKey", ({ path }) =>
+        served(
+          store.enableMerchantKey(path.appKey, path.version).pipe(
+            Effect.catchTag("NotFound", (e) => Effect.fail(notFound(`no ${e.what}`))),
+            Effect.as(S.success({ version: path.version, status: "active" as const }))
           )
         )
       )

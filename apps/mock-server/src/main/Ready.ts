@@ -4,6 +4,7 @@
  */
 import { relative } from "node:path"
 import type { Started } from "./Server.js"
+import { redactDatabaseUrl } from "../store/DatabaseUrl.js"
 import { testMerchantPrivateKeyFile } from "./TestMerchant.js"
 
 /**
@@ -26,7 +27,7 @@ export const readyMessage = (server: Started): string =>
     `  environment:          ${server.environment}`,
     `  test merchant appKey: ${server.testMerchantAppKey}`,
     `  test merchant key:    ${relative(process.cwd(), testMerchantPrivateKeyFile)} (key version 1, TEST ONLY)`,
-    `  database:             ${server.db}`,
+    `  database:             ${redactDatabaseUrl(server.db)}`,
     `  docs:                 ${server.url}/docs`,
     ...devAccessLines(server)
   ].join("\n")

@@ -38,6 +38,7 @@ import { withEnvelopeForClientErrors } from "../server/ClientError.js"
 import { type DevAccessPolicy, devAccessPolicy } from "../domain/auth/DevAccessPolicy.js"
 import { makeCreateOrderFastPath, withFastPath } from "../server/CreateOrderFastPath.js"
 import * as ListenGate from "../server/ListenGate.js"
+import { withRequestGuard } from "../server/HostCheck.js"
 import { batchedLogFmtLogger } from "../log/BatchedLogFmt.js"
 import { logfmtLogger } from "../log/LogFmt.js"
 import { Orders, PublicUrl } from "../domain/orders/Orders.js"
@@ -152,9 +153,12 @@ const serverLayer = (
             setTimeout(() => server.closeAllConnections(), 500).unref()
             return server
           }
-          return ListenGate.hold(
-            withEnvelopeForClientErrors(createOrderFastPath ? withFastPath(server, fastPath) : server)
-          )
+          const guarded = withRequestGuard(createOrderFastPath ? withFastPath(server, fastPath) : server, {
+            port: config.port,
+            listenHost: config.host,
+            publicUrl: publicBaseUrl(config, config.port)
+          })
+          return ListenGate.hold(withEnvelopeForClientErrors(guarded))
         },
         { host: config.host, port: config.port }
       )

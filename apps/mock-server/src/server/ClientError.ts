@@ -7,6 +7,7 @@
 import { ErrorCode, Headers } from "@pc/core"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 
 const REQUEST_ID_HEADER = Headers.REQUEST_ID.toLowerCase()
@@ -23,7 +24,8 @@ const REASONS: Readonly<Record<number, string>> = {
   405: "Method Not Allowed",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
-  417: "Expectation Failed"
+  417: "Expectation Failed",
+  431: "Request Header Fields Too Large"
 }
 
 const answer = (code: ErrorCode.ErrorCode, msg: string, status: number = ErrorCode.httpStatus(code)): EarlyAnswer => ({
@@ -42,9 +44,10 @@ const answer = (code: ErrorCode.ErrorCode, msg: string, status: number = ErrorCo
  */
 export const clientErrorAnswer = (errorCode: string | undefined): EarlyAnswer => {
   switch (errorCode) {
-    // The contract pairs payloadTooLarge with 413, whichever part of the request is too large.
+    // A header block larger than the mock reads is 431, as more headers than it reads is
+    // (CONTRACT.md "Running the mock"): the request is refused, never silently cut.
     case "HPE_HEADER_OVERFLOW":
-      return answer("payloadTooLarge", "request headers are larger than the server accepts")
+      return answer("paramError", "request headers are larger than the server accepts", 431)
     // Node's headersTimeout and requestTimeout: the client was too slow, its request was not malformed.
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return answer("paramError", "request timed out: the request did not arrive whole in time")
@@ -129,8 +132,19 @@ const respond = (req: IncomingMessage, res: ServerResponse, early: EarlyAnswer):
 export const withEnvelopeForClientErrors = (server: Server): Server => {
   // Node's own Host check answers a bare 400; headerRuleViolation answers it with the envelope.
   ;(server as Server & { requireHostHeader: boolean }).requireHostHeader = false
+  // The request each connection has handed to a handler: a framing error in its body comes after
+  // the handler took it, and the handler answers too (one request, one answer, CONTRACT.md).
+  const handedOver = new WeakMap<Duplex, readonly [IncomingMessage, ServerResponse]>()
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy()
+    const current = handedOver.get(socket)
+    if (current !== undefined && !current[0].complete) {
+      const [, res] = current
+      // Answered already: the connection is closed after that answer, with nothing more on it.
+      if (res.headersSent) return socket.end()
+      // Not yet: this answer is the one, and the handler's later one goes nowhere.
+      res.detachSocket(socket as Socket)
+    }
     socket.end(clientErrorResponse(error.code))
   })
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
@@ -146,6 +160,7 @@ export const withEnvelopeForClientErrors = (server: Server): Server => {
   server.emit = ((event: string | symbol, ...args: Array<unknown>): boolean => {
     if (event === "request") {
       const [req, res] = args as [IncomingMessage, ServerResponse]
+      handedOver.set(req.socket, [req, res])
       const violation = headerRuleViolation(req)
       if (violation !== undefined) {
         respond(req, res, violation)

@@ -72,6 +72,9 @@ export interface MerchantStore {
   /** Disables one key version of a merchant. Fails with {@link NotFound} when there is no such version. */
   readonly disableMerchantKey: (appKey: string, version: number) => Effect.Effect<void, SqlError | NotFound>
 
+  /** Enables a disabled key version again (its way back). Fails with {@link NotFound} when there is no such version. */
+  readonly enableMerchantKey: (appKey: string, version: number) => Effect.Effect<void, SqlError | NotFound>
+
   /**
    * The public key PEM and status of one merchant key version. Read on every authenticated
    * request: cached in this process unless the database is shared (see `make`).
@@ -257,6 +260,13 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
       disableMerchantKey: (appKey, version) =>
         Effect.gen(function* () {
           const rows = yield* sql`UPDATE merchant_keys SET status = 'disabled'
+          WHERE app_key = ${appKey} AND version = ${version} RETURNING version`
+          if (rows.length === 0) return yield* new NotFound({ what: `key version ${version} of merchant ${appKey}` })
+        }).pipe(forget(appKey)),
+
+      enableMerchantKey: (appKey, version) =>
+        Effect.gen(function* () {
+          const rows = yield* sql`UPDATE merchant_keys SET status = 'active'
           WHERE app_key = ${appKey} AND version = ${version} RETURNING version`
           if (rows.length === 0) return yield* new NotFound({ what: `key version ${version} of merchant ${appKey}` })
         }).pipe(forget(appKey)),

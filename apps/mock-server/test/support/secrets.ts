@@ -15,14 +15,26 @@ const privateKeySlices = (): ReadonlyArray<string> => {
   return slices
 }
 
-/** What in `texts` looks like a secret: each finding names the text's index and what matched. */
-export const findSecrets = (texts: ReadonlyArray<string>): ReadonlyArray<string> => {
+/**
+ * What in `texts` looks like a secret: each finding names the text's index and what matched.
+ * `secrets` are this run's own (a database password, the developer token), found verbatim or
+ * percent-encoded.
+ */
+export const findSecrets = (
+  texts: ReadonlyArray<string>,
+  secrets: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
   const slices = privateKeySlices()
   const findings: Array<string> = []
   texts.forEach((text, index) => {
     if (/PRIVATE KEY-----/.test(text)) findings.push(`#${index}: a PEM private key block`)
     if (SIGNATURE_LIKE.test(text)) findings.push(`#${index}: a signature-length Base64 run`)
     for (const slice of slices) if (text.includes(slice)) findings.push(`#${index}: test merchant private key material`)
+    for (const secret of secrets) {
+      if (text.includes(secret) || text.includes(encodeURIComponent(secret))) {
+        findings.push(`#${index}: a secret of this run (${secret.length} characters)`)
+      }
+    }
   })
   return findings
 }

@@ -25,6 +25,8 @@ const contractRoutes: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = 
   ["/dev/callbacks", ["get"]],
   ["/dev/callbacks/{id}/resend", ["post"]],
   ["/dev/events", ["get"]],
+  ["/dev/clock", ["get"]],
+  ["/dev/clock/advance", ["post"]],
   ["/", ["get"]],
   ["/h5/checkout/{orderSn}", ["get"]],
   ["/openapi.json", ["get"]],

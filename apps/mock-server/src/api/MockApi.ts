@@ -15,6 +15,7 @@ import * as Wire from "@pc/core/Wire"
 import * as Schema from "effect/Schema"
 import { ErrorEnvelopes } from "./WireErrors.js"
 import { AuditReport, AuditRequest } from "./AuditSchemas.js"
+import { ClockAdvance, ClockState } from "./ClockSchemas.js"
 import * as S from "./Schemas.js"
 import { completeDocument, signedRequestSecurity } from "./Webhooks.js"
 
@@ -340,11 +341,39 @@ export class AuditMenu extends HttpApiGroup.make("audit")
     })
   ) {}
 
+/** `/dev/clock`: the mock's clock, moved forward by tests (CONTRACT.md "Faults and time"), mock only. */
+export class ClockMenu extends HttpApiGroup.make("clock")
+  .add(
+    HttpApiEndpoint.get("getClock", "/dev/clock")
+      .addSuccess(S.Success(ClockState))
+      .annotateContext(OpenApi.annotations({ summary: "The mock's time and how far it has been moved forward" }))
+  )
+  .add(
+    HttpApiEndpoint.post("advanceClock", "/dev/clock/advance")
+      .setPayload(ClockAdvance)
+      .addSuccess(S.Success(ClockState))
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: 'Move the mock\'s clock forward by `ms` (body `{"ms": n}`, n > 0)',
+          description:
+            "Orders whose time to live has passed on the moved clock expire and send their callbacks at once; delivery " +
+            "retries that have come due are sent. Signatures stay on real time: request timestamps are judged, and " +
+            "callbacks stamped, against the real clock. Replicas on PostgreSQL share one clock."
+        })
+      )
+  )
+  .middleware(DevAccess)
+  .annotateContext(
+    OpenApi.annotations({ title: "Clock", description: "The mock's clock, moved forward by tests (mock only)." })
+  ) {}
+
 /** The whole surface. Every route also answers internalError 500 for a bug (logged with its request id). */
 export class MockApi extends HttpApi.make("mock")
   .add(ServiceApi)
   .add(DevMenu)
   .add(AuditMenu)
+  .add(ClockMenu)
   .add(Checkout)
   .add(ServiceRoutes)
   // What every route can answer: the app's own routing, body and decode answers, and a bug.

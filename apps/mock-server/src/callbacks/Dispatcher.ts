@@ -24,7 +24,7 @@ import { type AttemptDeps, OnTheWire } from "./Attempt.js"
 import { makeTick } from "./DeliveryLoop.js"
 import { fastAnswerMs, makeEndpointSpeeds } from "./EndpointSpeeds.js"
 import { ExpirySweep } from "./ExpirySweep.js"
-import { Leases, MAX_FAST_MERCHANTS, MAX_IN_FLIGHT } from "./Leases.js"
+import { Leases, leaseUntil, MAX_FAST_MERCHANTS, MAX_IN_FLIGHT } from "./Leases.js"
 import { type EndedAttempt, EndedAttempts, makeOutcomeRecorder } from "./Outcomes.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 import { makeHttpSender } from "./Sender.js"
@@ -45,6 +45,11 @@ export interface DispatcherService {
    * Fails with `NotFound` when there is no such delivery.
    */
   readonly resend: (id: string) => Effect.Effect<DeliveryWithAttempts, SqlError | NotFound>
+  /**
+   * Moves the mock's clock forward by `ms` (store/ClockStore.ts) and looks for what fell due at
+   * once: the expiries and retries this loop knew of were read before the move. Answers the offset.
+   */
+  readonly advanceClock: (ms: number) => Effect.Effect<number, SqlError>
 }
 
 /** Makes the dispatcher and starts its loop, which stops with the scope. */
@@ -124,7 +129,19 @@ export const make: Effect.Effect<
         claimNow
       ),
     resend: (id) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => store.resend(id, now)).pipe(Effect.tap(() => claimNow))
+      Effect.flatMap(Clock.currentTimeMillis, (now) => store.resend(id, now)).pipe(Effect.tap(() => claimNow)),
+    advanceClock: (ms) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        store.advanceClock(ms, leaseUntil(now, config.callbackTimeoutMs))
+      ).pipe(
+        Effect.tap(() =>
+          Effect.suspend(() => {
+            sweep.forgetDue()
+            leases.forgetDue()
+            return wakeup.wake
+          })
+        )
+      )
   }
 })
 

@@ -45,6 +45,7 @@ import { CheckoutHandlers } from "../handlers/Checkout.js"
 import { CreateOrderHandlers } from "../handlers/CreateOrder.js"
 import { CreateOrderFlow } from "../domain/orders/CreateOrderFlow.js"
 import { DevHandlers } from "../handlers/Dev.js"
+import { ClockHandlers } from "../handlers/Clock.js"
 import { AuditHandlers } from "../handlers/Audit.js"
 import { ServiceHandlers } from "../handlers/Service.js"
 import { isPostgresUrl } from "../store/Database.js"
@@ -126,7 +127,7 @@ const serverLayer = (
 ) => {
   const services = servicesLayer(config, logging)
   const handlers = HttpApiBuilder.api(MockApi).pipe(
-    Layer.provide([CreateOrderHandlers, DevHandlers, AuditHandlers, CheckoutHandlers, ServiceHandlers])
+    Layer.provide([CreateOrderHandlers, DevHandlers, AuditHandlers, ClockHandlers, CheckoutHandlers, ServiceHandlers])
   )
   const app = Layer.unwrapEffect(
     Effect.gen(function* () {

@@ -34,6 +34,12 @@ export type PlatformKey = Answer<"rotatePlatformKey">
 /** A callback delivery with its attempts, as `GET /dev/callbacks` lists it. */
 export type Delivery = Answer<"resendCallback">
 
+/** The mock's clock as `GET /dev/clock` shows it. */
+export type ClockState = Extract<
+  Effect.Effect.Success<ReturnType<Client["clock"]["getClock"]>>,
+  { readonly data: unknown }
+>["data"]
+
 /** An order as `GET /dev/orders/{orderSn}` shows it. */
 export type Order = Answer<"getOrder">
 
@@ -87,6 +93,11 @@ export interface MockAdminService {
   readonly setNotifyUrl: (appKey: string, notifyUrl: string) => Effect.Effect<Answer<"setNotifyUrl">, MockAdminError>
   readonly platformKeys: () => Effect.Effect<ReadonlyArray<PlatformKey>, MockAdminError>
   readonly rotatePlatformKey: () => Effect.Effect<PlatformKey, MockAdminError>
+  /** `GET /dev/clock` and `POST /dev/clock/advance`: the mock's clock, which tests move forward. */
+  readonly clock: {
+    readonly show: () => Effect.Effect<ClockState, MockAdminError>
+    readonly advance: (ms: number) => Effect.Effect<ClockState, MockAdminError>
+  }
   readonly order: (orderSn: string) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly callbacks: (orderSn?: string) => Effect.Effect<ReadonlyArray<Delivery>, MockAdminError>
@@ -182,7 +193,7 @@ export const make = (options: {
       devToken: options.devToken === undefined ? undefined : Redacted.make(options.devToken)
     }),
     HttpClient.HttpClient,
-    ({ audit, dev }, http) => {
+    ({ audit, clock, dev }, http) => {
       const call = <A, E extends { readonly _tag: string; readonly message: string }>(
         effect: Effect.Effect<{ readonly data: A }, E>
       ): Effect.Effect<A, MockAdminError> =>
@@ -210,6 +221,10 @@ export const make = (options: {
         setNotifyUrl: (appKey, notifyUrl) => call(dev.setNotifyUrl({ path: { appKey }, payload: { notifyUrl } })),
         platformKeys: () => call(dev.listPlatformKeys()),
         rotatePlatformKey: () => call(dev.rotatePlatformKey()),
+        clock: {
+          show: () => call(clock.getClock()),
+          advance: (ms) => call(clock.advanceClock({ payload: { ms } }))
+        },
         order: (orderSn) => call(dev.getOrder({ path: { orderSn } })),
         moveOrder: (orderSn, move) => call(moves[move]({ path: { orderSn } })),
         callbacks: (orderSn) => call(dev.listCallbacks({ urlParams: orderSn === undefined ? {} : { orderSn } })),

@@ -550,8 +550,17 @@ export function dashboardMain(lib: DashboardLib): void {
     renderMerchants()
   }
 
+  // The mock's clock (CONTRACT.md "Faults and time"): how far a test or this page moved it.
+  const showClock = (clock: { readonly now: string; readonly offsetMs: number }): void => {
+    byId("clock").textContent = `${clock.now} (moved forward ${Math.round(clock.offsetMs / 60_000)} min)`
+  }
+  const loadClock = async (): Promise<void> => {
+    showClock(await api<{ readonly now: string; readonly offsetMs: number }>("GET", "dev/clock"))
+  }
+
   const loadAll = async (): Promise<void> => {
     await Promise.all([
+      loadClock(),
       loadOrders(),
       api<ReadonlyArray<Delivery>>("GET", `dev/callbacks?limit=${lib.listLimit * 2}`).then(setDeliveries),
       loadMerchants(),
@@ -709,6 +718,21 @@ export function dashboardMain(lib: DashboardLib): void {
 
   const rotate = byId("rotate")
   rotate.addEventListener("click", () => act(rotate, "POST", "dev/platform-keys/rotate", "Platform key rotated."))
+  const advanceClock = byId("advance-clock")
+  advanceClock.addEventListener("click", () => {
+    advanceClock.setAttribute("disabled", "")
+    api<{ readonly now: string; readonly offsetMs: number }>("POST", "dev/clock/advance", { ms: 30 * 60_000 })
+      .then(
+        (clock) => {
+          showClock(clock)
+          notice("Clock moved forward 30 minutes: what fell due goes out now.")
+        },
+        (error: unknown) => {
+          if (!(error instanceof Unauthorized)) notice(error instanceof Error ? error.message : String(error), "bad")
+        }
+      )
+      .finally(() => advanceClock.removeAttribute("disabled"))
+  })
   byId("show-reads").addEventListener("change", renderLog)
   byId("token-form").addEventListener("submit", (submitted) => {
     submitted.preventDefault()

@@ -27,6 +27,7 @@ const contractRoutes: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = 
   ["/dev/events", ["get"]],
   ["/dev/clock", ["get"]],
   ["/dev/clock/advance", ["post"]],
+  ["/dev/faults", ["get", "put", "delete"]],
   ["/", ["get"]],
   ["/h5/checkout/{orderSn}", ["get"]],
   ["/openapi.json", ["get"]],

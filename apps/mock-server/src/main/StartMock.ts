@@ -6,6 +6,7 @@
 import type { Environment } from "@pc/core"
 import * as LogLevel from "effect/LogLevel"
 import { defaults, type MockConfigShape } from "../config/Config.js"
+import type { FaultSetting } from "../config/Faults.js"
 import { start } from "./Server.js"
 import {
   TEST_MERCHANT_APP_KEY,
@@ -36,6 +37,12 @@ export interface StartMockOptions {
   readonly bodyLimitBytes?: number
   /** Create-order requests per appKey per minute before `rateLimited`; default no limit. */
   readonly rateLimitPerMinute?: number
+  /**
+   * Faults injected on purpose from the start (CONTRACT.md "Faults and time"), seeded: e.g.
+   * `{ seed: 7, createOrder: { lostResponseRate: 0.3 } }` stores the order and loses the answer 30%
+   * of the time. `PUT /dev/faults` replaces it later.
+   */
+  readonly faults?: FaultSetting
   /** What the mock logs to stdout; default `"error"` (a test run stays quiet). */
   readonly logLevel?: "none" | "error" | "warning" | "info" | "debug"
 }

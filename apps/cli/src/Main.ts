@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
 import { clock } from "./commands/clock.js"
+import { faults } from "./commands/faults.js"
 import { callbacks } from "./commands/callbacks.js"
 import { config } from "./commands/config.js"
 import { keys } from "./commands/keys.js"
@@ -40,6 +41,7 @@ const pc = Command.make("pc").pipe(
     callbacks,
     clock,
     config,
+    faults,
     merchants,
     orders,
     platformKeys,

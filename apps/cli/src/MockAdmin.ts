@@ -40,6 +40,12 @@ export type ClockState = Extract<
   { readonly data: unknown }
 >["data"]
 
+/** The fault setting as `GET /dev/faults` shows it. */
+export type FaultSetting = Extract<
+  Effect.Effect.Success<ReturnType<Client["faults"]["getFaults"]>>,
+  { readonly data: unknown }
+>["data"]
+
 /** An order as `GET /dev/orders/{orderSn}` shows it. */
 export type Order = Answer<"getOrder">
 
@@ -97,6 +103,12 @@ export interface MockAdminService {
   readonly clock: {
     readonly show: () => Effect.Effect<ClockState, MockAdminError>
     readonly advance: (ms: number) => Effect.Effect<ClockState, MockAdminError>
+  }
+  /** `GET/PUT/DELETE /dev/faults`: the faults the mock injects on purpose. */
+  readonly faults: {
+    readonly show: () => Effect.Effect<FaultSetting, MockAdminError>
+    readonly set: (setting: FaultSetting) => Effect.Effect<FaultSetting, MockAdminError>
+    readonly clear: () => Effect.Effect<FaultSetting, MockAdminError>
   }
   readonly order: (orderSn: string) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Answer<"getOrder">, MockAdminError>
@@ -193,7 +205,7 @@ export const make = (options: {
       devToken: options.devToken === undefined ? undefined : Redacted.make(options.devToken)
     }),
     HttpClient.HttpClient,
-    ({ audit, clock, dev }, http) => {
+    ({ audit, clock, dev, faults }, http) => {
       const call = <A, E extends { readonly _tag: string; readonly message: string }>(
         effect: Effect.Effect<{ readonly data: A }, E>
       ): Effect.Effect<A, MockAdminError> =>
@@ -224,6 +236,11 @@ export const make = (options: {
         clock: {
           show: () => call(clock.getClock()),
           advance: (ms) => call(clock.advanceClock({ payload: { ms } }))
+        },
+        faults: {
+          show: () => call(faults.getFaults()),
+          set: (setting) => call(faults.setFaults({ payload: setting })),
+          clear: () => call(faults.clearFaults())
         },
         order: (orderSn) => call(dev.getOrder({ path: { orderSn } })),
         moveOrder: (orderSn, move) => call(moves[move]({ path: { orderSn } })),

@@ -1,8 +1,8 @@
-// The dashboard's clock control in Debian's Chromium, against a real mock on 127.0.0.1 and a real
+// The dashboard's clock control, and its marks of faults on purpose, in Debian's Chromium, against a real mock on 127.0.0.1 and a real
 // receiver: the page shows the mock's time, and its "+30 min" button moves the clock, which expires
 // an open order live (its callback sent) without a reload. A mock of its own: the move expires every
 // open order of the mock.
-import type * as Wire from "@pc/core/Wire"
+import * as Wire from "@pc/core/Wire"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
@@ -50,6 +50,24 @@ describe("the dashboard's clock", () => {
     const [callback] = await receiver.waitFor(1, (request) => orderSnOf(request) === orderSn, 5_000)
     expect(JSON.parse(callback!.body)).toMatchObject({ eventType: "order.expired" })
     await screenshot(page, "dashboard-clock")
+    expect(outside).toEqual([])
+    await page.context().close()
+  }, 60_000)
+
+  it("marks a create-order faulted on purpose in the request log with its fault", async () => {
+    const { page, outside } = await guardedPage(browser, { width: 1280, height: 900 })
+    await page.goto(mock.url)
+    await page.locator('[data-testid="live"][data-state="live"]').waitFor()
+    await dev(mock.url, "PUT", "/dev/faults", { seed: 3, createOrder: { lostResponseRate: 1 } })
+    const lost = await createOrder(
+      mock.url,
+      JSON.stringify({ orderId: `fault-dash-${Date.now()}`, amount: "2.00", currency: "USD" })
+    )
+    expect(lost.status).toBe(500)
+    await dev(mock.url, "DELETE", "/dev/faults")
+    const row = page.locator('[data-testid="request"]', { hasText: Wire.CREATE_ORDER_PATH }).first()
+    await row.waitFor()
+    expect(await row.getByTestId("fault").textContent()).toBe("fault lostResponse")
     expect(outside).toEqual([])
     await page.context().close()
   }, 60_000)

@@ -473,8 +473,11 @@ export function dashboardMain(lib: DashboardLib): void {
     (byId<HTMLInputElement>("show-reads").checked || !(event.method === "GET" && event.path.startsWith("/dev/"))) &&
     event.path !== "/dev/events"
 
+  /** The faults injected on purpose (`fault` events), by the request they hit, for its row. */
+  const faultsByRequest = new Map<string, string>()
   const logRow = (event: RequestEvent): HTMLElement => {
     const signature = event.signature
+    const fault = faultsByRequest.get(event.requestId)
     return el(
       "li",
       { "data-testid": "request", "data-request-id": event.requestId },
@@ -483,7 +486,8 @@ export function dashboardMain(lib: DashboardLib): void {
         { class: "row" },
         badge(String(event.status), event.status < 400 ? "ok" : event.status < 500 ? "warn" : "bad"),
         el("code", {}, event.method),
-        el("code", { class: "path" }, event.path)
+        el("code", { class: "path" }, event.path),
+        fault === undefined ? null : el("span", { "data-testid": "fault" }, badge(`fault ${fault}`, "warn"))
       ),
       el(
         "div",
@@ -633,6 +637,11 @@ export function dashboardMain(lib: DashboardLib): void {
       case "platformKey.rotated":
         dirtyKeys = true
         break
+      case "fault":
+        // Published before its request's answer: the request's row, next, shows it.
+        if (event.requestId !== null) faultsByRequest.set(event.requestId, event.name)
+        if (faultsByRequest.size > lib.maxLogRows) faultsByRequest.delete(faultsByRequest.keys().next().value!)
+        return
       case "request":
         addToLog(event)
         if (event.method !== "GET" && event.path.startsWith("/dev/merchants")) dirtyMerchants = true

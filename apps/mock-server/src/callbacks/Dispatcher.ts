@@ -12,15 +12,18 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { MockConfig } from "../config/Config.js"
 import { eventPublisher } from "../events/MockEvents.js"
+import { Faults } from "../domain/Faults.js"
 import { Orders } from "../domain/orders/Orders.js"
 import type { DeliveryWithAttempts } from "../store/Records.js"
 import type { NotFound } from "../store/StoreError.js"
 import { Store } from "../store/Store.js"
 import { Self } from "../config/UrlRule.js"
 import { type AttemptDeps, OnTheWire } from "./Attempt.js"
+import { makeDuplicator } from "./CallbackFaults.js"
 import { makeTick } from "./DeliveryLoop.js"
 import { fastAnswerMs, makeEndpointSpeeds } from "./EndpointSpeeds.js"
 import { ExpirySweep } from "./ExpirySweep.js"
@@ -74,14 +77,31 @@ export const make: Effect.Effect<
   const ended = new EndedAttempts()
   const wire = new OnTheWire()
   const sweep = new ExpirySweep(store, orders)
+  const publish = yield* eventPublisher
+  // Callback faults on purpose (CallbackFaults.ts), when the mock was given the service.
+  const faults = Option.getOrUndefined(yield* Effect.serviceOption(Faults))
   const recordEnded = makeOutcomeRecorder({
     store,
     speeds,
     leases,
     ended,
-    publish: yield* eventPublisher,
+    publish,
     nowMs,
-    timing: { backoffMs: config.callbackBackoffMs, maxAgeMs: config.callbackMaxAgeMs }
+    timing: { backoffMs: config.callbackBackoffMs, maxAgeMs: config.callbackMaxAgeMs },
+    ...(faults === undefined
+      ? {}
+      : {
+          afterRecorded: makeDuplicator({
+            faults,
+            store,
+            publish,
+            nowMs,
+            claimNow: Effect.suspend(() => {
+              leases.needClaim()
+              return wakeup.wake
+            })
+          })
+        })
   })
   const attempts: AttemptDeps = {
     store,

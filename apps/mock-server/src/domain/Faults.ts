@@ -39,6 +39,11 @@ export interface FaultsService {
   readonly set: (setting: FaultSetting) => void
   /** Decides one create-order request's fault (draws four numbers, whatever the setting). */
   readonly createOrder: () => CreateOrderFault
+  /**
+   * Whether an acknowledged callback is delivered again (`callbacks.duplicateRate`). Its own PRNG
+   * (seed + 1), so that callbacks never shift create-order's faults.
+   */
+  readonly duplicateCallback: () => boolean
 }
 
 /**
@@ -53,12 +58,15 @@ export interface FaultsService {
 export const makeFaults = (initial: FaultSetting = {}): FaultsService => {
   let current = initial
   let random = prng(initial.seed ?? 0)
+  let callbackRandom = prng((initial.seed ?? 0) + 1)
   return {
     setting: () => current,
     set: (setting) => {
       current = setting
       random = prng(setting.seed ?? 0)
+      callbackRandom = prng((setting.seed ?? 0) + 1)
     },
+    duplicateCallback: () => callbackRandom() < (current.callbacks?.duplicateRate ?? 0),
     createOrder: () => {
       const rates = current.createOrder ?? {}
       // Always four draws, so that one request's fault never shifts the next one's.

@@ -13,6 +13,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
+import { clock } from "./commands/clock.js"
+import { faults } from "./commands/faults.js"
 import { callbacks } from "./commands/callbacks.js"
 import { config } from "./commands/config.js"
 import { keys } from "./commands/keys.js"
@@ -33,7 +35,21 @@ const pc = Command.make("pc").pipe(
   Command.withDescription(
     "Merchant Payment Connect from the command line.\nExample: npx pc merchants create --generate-key ./keys"
   ),
-  Command.withSubcommands([mock, keys, sign, callbacks, config, merchants, orders, platformKeys, trigger, listen, logs])
+  Command.withSubcommands([
+    mock,
+    keys,
+    sign,
+    callbacks,
+    clock,
+    config,
+    faults,
+    merchants,
+    orders,
+    platformKeys,
+    trigger,
+    listen,
+    logs
+  ])
 )
 
 // The version of the installed package (dist/ sits one folder below package.json).

@@ -34,6 +34,18 @@ export type PlatformKey = Answer<"rotatePlatformKey">
 /** A callback delivery with its attempts, as `GET /dev/callbacks` lists it. */
 export type Delivery = Answer<"resendCallback">
 
+/** The mock's clock as `GET /dev/clock` shows it. */
+export type ClockState = Extract<
+  Effect.Effect.Success<ReturnType<Client["clock"]["getClock"]>>,
+  { readonly data: unknown }
+>["data"]
+
+/** The fault setting as `GET /dev/faults` shows it. */
+export type FaultSetting = Extract<
+  Effect.Effect.Success<ReturnType<Client["faults"]["getFaults"]>>,
+  { readonly data: unknown }
+>["data"]
+
 /** An order as `GET /dev/orders/{orderSn}` shows it. */
 export type Order = Answer<"getOrder">
 
@@ -94,6 +106,17 @@ export interface MockAdminService {
     readonly publishOnly?: boolean
   }) => Effect.Effect<PlatformKey, MockAdminError>
   readonly activatePlatformKey: (version: number) => Effect.Effect<PlatformKey, MockAdminError>
+  /** `GET /dev/clock` and `POST /dev/clock/advance`: the mock's clock, which tests move forward. */
+  readonly clock: {
+    readonly show: () => Effect.Effect<ClockState, MockAdminError>
+    readonly advance: (ms: number) => Effect.Effect<ClockState, MockAdminError>
+  }
+  /** `GET/PUT/DELETE /dev/faults`: the faults the mock injects on purpose. */
+  readonly faults: {
+    readonly show: () => Effect.Effect<FaultSetting, MockAdminError>
+    readonly set: (setting: FaultSetting) => Effect.Effect<FaultSetting, MockAdminError>
+    readonly clear: () => Effect.Effect<FaultSetting, MockAdminError>
+  }
   readonly order: (orderSn: string) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly moveOrder: (orderSn: string, move: OrderMove) => Effect.Effect<Answer<"getOrder">, MockAdminError>
   readonly callbacks: (orderSn?: string) => Effect.Effect<ReadonlyArray<Delivery>, MockAdminError>
@@ -189,7 +212,7 @@ export const make = (options: {
       devToken: options.devToken === undefined ? undefined : Redacted.make(options.devToken)
     }),
     HttpClient.HttpClient,
-    ({ audit, dev }, http) => {
+    ({ audit, clock, dev, faults }, http) => {
       const call = <A, E extends { readonly _tag: string; readonly message: string }>(
         effect: Effect.Effect<{ readonly data: A }, E>
       ): Effect.Effect<A, MockAdminError> =>
@@ -220,6 +243,15 @@ export const make = (options: {
         rotatePlatformKey: (options) =>
           call(dev.rotatePlatformKey({ payload: options?.publishOnly === true ? { publishOnly: true } : {} })),
         activatePlatformKey: (version) => call(dev.activatePlatformKey({ path: { version } })),
+        clock: {
+          show: () => call(clock.getClock()),
+          advance: (ms) => call(clock.advanceClock({ payload: { ms } }))
+        },
+        faults: {
+          show: () => call(faults.getFaults()),
+          set: (setting) => call(faults.setFaults({ payload: setting })),
+          clear: () => call(faults.clearFaults())
+        },
         order: (orderSn) => call(dev.getOrder({ path: { orderSn } })),
         moveOrder: (orderSn, move) => call(moves[move]({ path: { orderSn } })),
         callbacks: (orderSn) => call(dev.listCallbacks({ urlParams: orderSn === undefined ? {} : { orderSn } })),

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { leafCommands, listCommands } from "./support/Commands.js"
-import { type Mock, startMock } from "@pc/test-support/mock"
+import { type Mock, startMock, TEST_MERCHANT_APP_KEY } from "@pc/test-support/mock"
+import { startEndpoint as startAuditEndpoint } from "../../mock-server/test/support/callbackEndpoints.js"
 import { freshConfigDir, merchantEnv, pcBackground, pcJson, type Running } from "./support/Pc.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pc-json-"))
@@ -107,6 +108,7 @@ describe("--json", () => {
     writeFileSync(join(dir, "second-public.pem"), (await KeyPair.generate()).publicKeyPem)
     const added = await run<{ keyVersion: number }>(["merchants", "keys", "add", join(dir, "second-public.pem")])
     await run(["merchants", "keys", "disable", String(added.keyVersion)])
+    await run(["merchants", "keys", "enable", String(added.keyVersion)])
     await run(["platform-keys", "list"])
     // Publish first, then make it sign on the second rotate; --now does both at once.
     expect((await run<{ status: string }>(["platform-keys", "rotate"])).status).toBe("published")
@@ -124,6 +126,19 @@ describe("--json", () => {
     const shown = await run<{ callbacks: Array<{ id: string }> }>(["orders", "show", orders[0]!.orderSn])
     await run(["callbacks", "resend", shown.callbacks[0]!.id])
     await run(["trigger", "order.paid"])
+    await run(["clock", "show"])
+    await run(["clock", "advance", "1m"])
+    await run(["faults", "set", '{"seed":7,"createOrder":{"delayMs":[0,1]}}'])
+    await run(["faults", "show"])
+    await run(["faults", "clear"])
+    // A correct endpoint (the audit tests' Node endpoint with no flaw): the audit passes, exit 0.
+    const endpoint = await startAuditEndpoint(mock.url, TEST_MERCHANT_APP_KEY, "none")
+    try {
+      const report = await run<{ passed: boolean }>(["callbacks", "audit", endpoint.url])
+      expect(report.passed).toBe(true)
+    } finally {
+      await endpoint.close()
+    }
 
     // listen --trigger: ready, then the trigger and its callback, each line a document of its type.
     await stream(["listen", "--trigger", "order.paid"], async (running) => {

@@ -87,8 +87,11 @@ describe("pc orders, merchants, platform-keys, callbacks resend", () => {
       [1, "active"],
       [2, "disabled"]
     ])
+    // Published first, as the service does; the second rotate makes it sign.
+    const published = await pcJson<{ version: number; status: string }>(["platform-keys", "rotate"], { env })
+    expect(published.json.status).toBe("published")
     const rotated = await pcJson<{ version: number; status: string }>(["platform-keys", "rotate"], { env })
-    expect(rotated.json.status).toBe("current")
+    expect(rotated.json).toMatchObject({ version: published.json.version, status: "current" })
     const list = await pcJson<Array<{ version: number; status: string }>>(["platform-keys", "list"], { env })
     expect(list.json.find((k) => k.version === rotated.json.version)?.status).toBe("current")
     expect(list.json.length).toBeGreaterThanOrEqual(2)

@@ -45,7 +45,9 @@ describe("the dashboard's Audit endpoint action", () => {
       expect(overflow.scrollWidth).toBeLessThanOrEqual(overflow.clientWidth)
       // In the page, in one step: the live dashboard may re-render the list between a locator's
       // look-up and its scroll (an SSE event), detaching the element it found.
-      await page.evaluate(() => document.querySelector('[data-testid="audit-check"][data-verdict="fail"]')?.scrollIntoView())
+      await page.evaluate(() =>
+        document.querySelector('[data-testid="audit-check"][data-verdict="fail"]')?.scrollIntoView()
+      )
       await screenshot(page, `dashboard-audit-${width}`, false)
       expect(outside).toEqual([])
       await page.context().close()

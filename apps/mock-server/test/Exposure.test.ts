@@ -116,6 +116,25 @@ describe("bound to 0.0.0.0 without --dev-token", () => {
     expect((await call("POST", `/dev/callbacks/${delivery!.id}/resend`, `Bearer ${token}`)).json.code).toBe("SUCCESS")
   })
 
+  it("guards the clock and the faults like every /dev route: a refused call changes nothing", async () => {
+    for (const [method, path, body] of [
+      ["GET", "/dev/clock"],
+      ["POST", "/dev/clock/advance", { ms: 60_000 }],
+      ["GET", "/dev/faults"],
+      ["PUT", "/dev/faults", { createOrder: { serverErrorRate: 1 } }],
+      ["DELETE", "/dev/faults"]
+    ] as const) {
+      for (const authorization of [undefined, `Bearer ${token}x`]) {
+        expect((await call(method, path, authorization, body)).status).toBe(401)
+      }
+    }
+    expect((await call("GET", "/dev/faults", `Bearer ${token}`)).json.data).toEqual({})
+    const clock = await call("GET", "/dev/clock", `Bearer ${token}`)
+    expect(clock.json.data).toMatchObject({ offsetMs: 0 })
+    const moved = await call("POST", "/dev/clock/advance", `Bearer ${token}`, { ms: 60_000 })
+    expect(moved.json).toMatchObject({ code: "SUCCESS", data: { offsetMs: 60_000 } })
+  })
+
   it("keeps the production API, health and the checkout page open", async () => {
     expect((await call("GET", "/healthz", undefined)).json.code).toBe("SUCCESS")
     const created = await createOrder(base, JSON.stringify({ orderId: "exp-3", amount: "1.00", currency: "USD" }))

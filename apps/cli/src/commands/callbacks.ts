@@ -236,7 +236,7 @@ const audit = Command.make(
 ).pipe(
   Command.withDescription(
     "Audit your callback endpoint: valid and forged callbacks, judged (exit 1 when a check fails).\n" +
-      "Example: pc callbacks audit http://127.0.0.1:3000/callbacks"
+      "Example: npx pc callbacks audit http://127.0.0.1:3000/callbacks"
   )
 )
 

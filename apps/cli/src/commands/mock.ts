@@ -8,8 +8,10 @@ import * as Options from "@effect/cli/Options"
 import { Environment } from "@pc/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { ConfigError, check, defaultDbFile, defaults, type MockConfigShape, readyMessage, start } from "@pc/mock-server"
+import { readFaultSetting } from "../FaultsInput.js"
 import { whenLaunchersGone } from "../process/Launchers.js"
 import { limitServerHeap } from "../process/ServerHeap.js"
 
@@ -60,6 +62,13 @@ const devToken = Options.text("dev-token").pipe(
   )
 )
 
+const faults = Options.text("faults").pipe(
+  Options.optional,
+  Options.withDescription(
+    'faults injected on purpose, seeded: a JSON file or inline JSON, e.g. \'{"seed":7,"createOrder":{"lostResponseRate":0.3}}\' (pc faults set changes it later)'
+  )
+)
+
 const flags = {
   env,
   host,
@@ -71,7 +80,8 @@ const flags = {
   orderTtlMs,
   bodyLimitBytes,
   rateLimitPerMinute,
-  devToken
+  devToken,
+  faults
 }
 
 type Flags = Command.Command.ParseConfig<typeof flags>
@@ -88,7 +98,11 @@ const configOf = (options: Flags): MockConfigShape => ({
   orderTtlMs: options.orderTtlMs,
   bodyLimitBytes: options.bodyLimitBytes,
   rateLimitPerMinute: Option.getOrUndefined(options.rateLimitPerMinute),
-  devToken: Option.getOrUndefined(options.devToken)
+  devToken: Option.getOrUndefined(options.devToken),
+  faults: Option.match(options.faults, {
+    onNone: () => undefined,
+    onSome: (given) => Either.getOrThrowWith(readFaultSetting(given), (message) => new ConfigError({ message }))
+  })
 })
 
 /**

@@ -15,6 +15,8 @@ import * as Wire from "@pc/core/Wire"
 import * as Schema from "effect/Schema"
 import { ErrorEnvelopes } from "./WireErrors.js"
 import { AuditReport, AuditRequest } from "./AuditSchemas.js"
+import { ClockAdvance, ClockState } from "./ClockSchemas.js"
+import { FaultSetting } from "../config/Faults.js"
 import * as S from "./Schemas.js"
 import { completeDocument } from "./Webhooks.js"
 
@@ -425,11 +427,74 @@ export class AuditMenu extends HttpApiGroup.make("audit")
     })
   ) {}
 
+/** `/dev/clock`: the mock's clock, moved forward by tests (CONTRACT.md "Faults and time"), mock only. */
+export class ClockMenu extends HttpApiGroup.make("clock")
+  .add(
+    HttpApiEndpoint.get("getClock", "/dev/clock")
+      .addSuccess(S.Success(ClockState))
+      .annotateContext(OpenApi.annotations({ summary: "The mock's time and how far it has been moved forward" }))
+  )
+  .add(
+    HttpApiEndpoint.post("advanceClock", "/dev/clock/advance")
+      .setPayload(ClockAdvance)
+      .addSuccess(S.Success(ClockState))
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: 'Move the mock\'s clock forward by `ms` (body `{"ms": n}`, n > 0)',
+          description:
+            "Orders whose time to live has passed on the moved clock expire and send their callbacks at once; delivery " +
+            "retries that have come due are sent. Signatures stay on real time: request timestamps are judged, and " +
+            "callbacks stamped, against the real clock. Replicas on PostgreSQL share one clock."
+        })
+      )
+  )
+  .middleware(DevAccess)
+  .annotateContext(
+    OpenApi.annotations({ title: "Clock", description: "The mock's clock, moved forward by tests (mock only)." })
+  ) {}
+
+/** `/dev/faults`: faults the mock injects on purpose, seeded (CONTRACT.md "Faults and time"), mock only. */
+export class FaultsMenu extends HttpApiGroup.make("faults")
+  .add(
+    HttpApiEndpoint.get("getFaults", "/dev/faults")
+      .addSuccess(S.Success(FaultSetting))
+      .annotateContext(OpenApi.annotations({ summary: "The fault setting in force (`{}`: none)" }))
+  )
+  .add(
+    HttpApiEndpoint.put("setFaults", "/dev/faults")
+      .setPayload(FaultSetting)
+      .addSuccess(S.Success(FaultSetting))
+      .addError(ErrorEnvelopes.UnsupportedMediaType)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Replace the whole fault setting (`{}` clears it); its PRNG starts again from `seed`",
+          description:
+            "Create-order: `serverErrorRate` answers internalError before anything is stored; `lostResponseRate` stores " +
+            "the order and answers internalError (a retry with the same orderId returns it); `timeoutRate` stores it and " +
+            "holds the connection 30 s, then closes it; `delayMs` [min, max] delays the answer. A faulted answer carries " +
+            "`X-Mock-Fault: <name>`, and each fault is a `fault` event on `/dev/events`. `/dev/`, `/h5/`, `/healthz` and " +
+            "the documents are never faulted. The same seed and the same requests give the same faults."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("clearFaults", "/dev/faults")
+      .addSuccess(S.Success(FaultSetting))
+      .annotateContext(OpenApi.annotations({ summary: "Clear the fault setting (the same as `PUT {}`)" }))
+  )
+  .middleware(DevAccess)
+  .annotateContext(
+    OpenApi.annotations({ title: "Faults", description: "Faults injected on purpose, seeded (mock only)." })
+  ) {}
+
 /** The whole surface. Every route also answers internalError 500 for a bug (logged with its request id). */
 export class MockApi extends HttpApi.make("mock")
   .add(ServiceApi)
   .add(DevMenu)
   .add(AuditMenu)
+  .add(ClockMenu)
+  .add(FaultsMenu)
   .add(Checkout)
   .add(ServiceRoutes)
   // What every route can answer: the app's own routing, body and decode answers, and a bug.

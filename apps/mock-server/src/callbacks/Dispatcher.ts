@@ -12,19 +12,22 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { MockConfig } from "../config/Config.js"
 import { eventPublisher } from "../events/MockEvents.js"
+import { Faults } from "../domain/Faults.js"
 import { Orders } from "../domain/orders/Orders.js"
 import type { DeliveryWithAttempts } from "../store/Records.js"
 import type { NotFound } from "../store/StoreError.js"
 import { Store } from "../store/Store.js"
 import { Self } from "../config/UrlRule.js"
 import { type AttemptDeps, OnTheWire } from "./Attempt.js"
+import { makeDuplicator } from "./CallbackFaults.js"
 import { makeTick } from "./DeliveryLoop.js"
 import { fastAnswerMs, makeEndpointSpeeds } from "./EndpointSpeeds.js"
 import { ExpirySweep } from "./ExpirySweep.js"
-import { Leases, MAX_FAST_MERCHANTS, MAX_IN_FLIGHT } from "./Leases.js"
+import { Leases, leaseUntil, MAX_FAST_MERCHANTS, MAX_IN_FLIGHT } from "./Leases.js"
 import { type EndedAttempt, EndedAttempts, makeOutcomeRecorder } from "./Outcomes.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 import { makeHttpSender } from "./Sender.js"
@@ -45,6 +48,11 @@ export interface DispatcherService {
    * Fails with `NotFound` when there is no such delivery.
    */
   readonly resend: (id: string) => Effect.Effect<DeliveryWithAttempts, SqlError | NotFound>
+  /**
+   * Moves the mock's clock forward by `ms` (store/ClockStore.ts) and looks for what fell due at
+   * once: the expiries and retries this loop knew of were read before the move. Answers the offset.
+   */
+  readonly advanceClock: (ms: number) => Effect.Effect<number, SqlError>
 }
 
 /** Makes the dispatcher and starts its loop, which stops with the scope. */
@@ -69,14 +77,31 @@ export const make: Effect.Effect<
   const ended = new EndedAttempts()
   const wire = new OnTheWire()
   const sweep = new ExpirySweep(store, orders)
+  const publish = yield* eventPublisher
+  // Callback faults on purpose (CallbackFaults.ts), when the mock was given the service.
+  const faults = Option.getOrUndefined(yield* Effect.serviceOption(Faults))
   const recordEnded = makeOutcomeRecorder({
     store,
     speeds,
     leases,
     ended,
-    publish: yield* eventPublisher,
+    publish,
     nowMs,
-    timing: { backoffMs: config.callbackBackoffMs, maxAgeMs: config.callbackMaxAgeMs }
+    timing: { backoffMs: config.callbackBackoffMs, maxAgeMs: config.callbackMaxAgeMs },
+    ...(faults === undefined
+      ? {}
+      : {
+          afterRecorded: makeDuplicator({
+            faults,
+            store,
+            publish,
+            nowMs,
+            claimNow: Effect.suspend(() => {
+              leases.needClaim()
+              return wakeup.wake
+            })
+          })
+        })
   })
   const attempts: AttemptDeps = {
     store,
@@ -124,7 +149,19 @@ export const make: Effect.Effect<
         claimNow
       ),
     resend: (id) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => store.resend(id, now)).pipe(Effect.tap(() => claimNow))
+      Effect.flatMap(Clock.currentTimeMillis, (now) => store.resend(id, now)).pipe(Effect.tap(() => claimNow)),
+    advanceClock: (ms) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        store.advanceClock(ms, leaseUntil(now, config.callbackTimeoutMs))
+      ).pipe(
+        Effect.tap(() =>
+          Effect.suspend(() => {
+            sweep.forgetDue()
+            leases.forgetDue()
+            return wakeup.wake
+          })
+        )
+      )
   }
 })
 

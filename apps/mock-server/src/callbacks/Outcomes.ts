@@ -206,6 +206,8 @@ export const makeOutcomeRecorder = (deps: {
   /** The time now, read without a fiber step. */
   readonly nowMs: () => number
   readonly timing: { readonly backoffMs: number; readonly maxAgeMs: number }
+  /** What follows a recorded batch (callback faults: CallbackFaults.ts); nothing when absent. */
+  readonly afterRecorded?: (batch: ReadonlyArray<AttemptOutcome>) => Effect.Effect<void, SqlError>
 }): Effect.Effect<void, SqlError> => {
   const { ended, leases, speeds } = deps
   const record = (endedNow: ReadonlyArray<EndedAttempt>, batch: ReadonlyArray<AttemptOutcome>) =>
@@ -222,7 +224,8 @@ export const makeOutcomeRecorder = (deps: {
           }
         })
       ),
-      Effect.zipRight(Effect.forEach(batch, (outcome) => announce(deps.publish, outcome), { discard: true }))
+      Effect.zipRight(Effect.forEach(batch, (outcome) => announce(deps.publish, outcome), { discard: true })),
+      Effect.zipRight(deps.afterRecorded === undefined ? Effect.void : deps.afterRecorded(batch))
     )
   return Effect.suspend(() => {
     if (ended.size === 0) return Effect.void

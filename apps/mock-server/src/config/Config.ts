@@ -7,6 +7,7 @@ import type { Environment } from "@pc/core"
 import { Environment as Env } from "@pc/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import type { FaultSetting } from "./Faults.js"
 import { checkHttpUrl, isWildcardHost } from "./UrlRule.js"
 
 export interface MockConfigShape {
@@ -42,6 +43,8 @@ export interface MockConfigShape {
    * prints it. Bound to loopback it is required too when given.
    */
   readonly devToken: string | undefined
+  /** Faults injected on purpose from the start (`--faults`, `startMock({ faults })`); none when absent. */
+  readonly faults?: FaultSetting | undefined
 }
 
 export class MockConfig extends Context.Tag("@pc/mock-server/MockConfig")<MockConfig, MockConfigShape>() {}

@@ -168,6 +168,10 @@ export const dashboardPage = (environment: string): string => `<!doctype html>
       <div class="row between"><h2 id="keys-title">Platform keys</h2><button id="rotate" type="button" class="small" data-action="rotate">Rotate</button></div>
       <div id="platform-keys"></div>
     </section>
+    <section class="card" aria-labelledby="clock-title">
+      <div class="row between"><h2 id="clock-title">Clock</h2><button id="advance-clock" type="button" class="small" data-action="advance-clock">+30 min</button></div>
+      <p id="clock" class="muted" data-testid="clock"></p>
+    </section>
     <section class="card" aria-labelledby="merchants-title">
       <h2 id="merchants-title">Merchants</h2>
       <div id="merchants"></div>

@@ -488,8 +488,11 @@ export function dashboardMain(lib: DashboardLib): void {
     (byId<HTMLInputElement>("show-reads").checked || !(event.method === "GET" && event.path.startsWith("/dev/"))) &&
     event.path !== "/dev/events"
 
+  /** The faults injected on purpose (`fault` events), by the request they hit, for its row. */
+  const faultsByRequest = new Map<string, string>()
   const logRow = (event: RequestEvent): HTMLElement => {
     const signature = event.signature
+    const fault = faultsByRequest.get(event.requestId)
     return el(
       "li",
       { "data-testid": "request", "data-request-id": event.requestId },
@@ -498,7 +501,8 @@ export function dashboardMain(lib: DashboardLib): void {
         { class: "row" },
         badge(String(event.status), event.status < 400 ? "ok" : event.status < 500 ? "warn" : "bad"),
         el("code", {}, event.method),
-        el("code", { class: "path" }, event.path)
+        el("code", { class: "path" }, event.path),
+        fault === undefined ? null : el("span", { "data-testid": "fault" }, badge(`fault ${fault}`, "warn"))
       ),
       el(
         "div",
@@ -565,8 +569,17 @@ export function dashboardMain(lib: DashboardLib): void {
     renderMerchants()
   }
 
+  // The mock's clock (CONTRACT.md "Faults and time"): how far a test or this page moved it.
+  const showClock = (clock: { readonly now: string; readonly offsetMs: number }): void => {
+    byId("clock").textContent = `${clock.now} (moved forward ${Math.round(clock.offsetMs / 60_000)} min)`
+  }
+  const loadClock = async (): Promise<void> => {
+    showClock(await api<{ readonly now: string; readonly offsetMs: number }>("GET", "dev/clock"))
+  }
+
   const loadAll = async (): Promise<void> => {
     await Promise.all([
+      loadClock(),
       loadOrders(),
       api<ReadonlyArray<Delivery>>("GET", `dev/callbacks?limit=${lib.listLimit * 2}`).then(setDeliveries),
       loadMerchants(),
@@ -639,6 +652,11 @@ export function dashboardMain(lib: DashboardLib): void {
       case "platformKey.rotated":
         dirtyKeys = true
         break
+      case "fault":
+        // Published before its request's answer: the request's row, next, shows it.
+        if (event.requestId !== null) faultsByRequest.set(event.requestId, event.name)
+        if (faultsByRequest.size > lib.maxLogRows) faultsByRequest.delete(faultsByRequest.keys().next().value!)
+        return
       case "request":
         addToLog(event)
         // A merchant change (a key enabled or disabled, a notify URL) shows without waiting for another event.
@@ -743,6 +761,21 @@ export function dashboardMain(lib: DashboardLib): void {
         publishOnly: true
       })
     }
+  })
+  const advanceClock = byId("advance-clock")
+  advanceClock.addEventListener("click", () => {
+    advanceClock.setAttribute("disabled", "")
+    api<{ readonly now: string; readonly offsetMs: number }>("POST", "dev/clock/advance", { ms: 30 * 60_000 })
+      .then(
+        (clock) => {
+          showClock(clock)
+          notice("Clock moved forward 30 minutes: what fell due goes out now.")
+        },
+        (error: unknown) => {
+          if (!(error instanceof Unauthorized)) notice(error instanceof Error ? error.message : String(error), "bad")
+        }
+      )
+      .finally(() => advanceClock.removeAttribute("disabled"))
   })
   byId("show-reads").addEventListener("change", renderLog)
   // Offered only while this tab holds a token: alone under the lists it only puzzled.

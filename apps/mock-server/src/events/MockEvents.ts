@@ -39,6 +39,16 @@ export type MockEvent =
       readonly check: CallbackAudit.CheckResult
     }
   | {
+      /** A fault the mock injected on purpose (CONTRACT.md "Faults and time"). */
+      readonly type: "fault"
+      readonly at: string
+      readonly name: "serverError" | "lostResponse" | "timeout" | "delay" | "duplicate" | "outOfOrder"
+      readonly route: "createOrder" | "callback"
+      readonly orderId: string | null
+      readonly requestId: string | null
+      readonly delayMs: number
+    }
+  | {
       readonly type: "request"
       readonly at: string
       readonly requestId: string

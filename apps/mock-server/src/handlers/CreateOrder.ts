@@ -47,7 +47,13 @@ export const CreateOrderHandlers = HttpApiBuilder.group(MockApi, "api", (handler
       const answered = Effect.flatMap(rawBodyOf(source, config.bodyLimitBytes), (bytes) =>
         Effect.flatMap(created(bytes), (outcome) =>
           Effect.zipRight(
-            keep(outcome),
+            // A timeout fault (domain/orders/FaultedCreate.ts): closed without an answer.
+            outcome.hangUp === true
+              ? Effect.zipRight(
+                  Effect.sync(() => source.destroy()),
+                  keep(outcome)
+                )
+              : keep(outcome),
             outcome.answer instanceof ApiError ? Effect.fail(outcome.answer) : Effect.succeed(ok(outcome.answer))
           )
         )

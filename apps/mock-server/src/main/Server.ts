@@ -46,6 +46,9 @@ import { CheckoutHandlers } from "../handlers/Checkout.js"
 import { CreateOrderHandlers } from "../handlers/CreateOrder.js"
 import { CreateOrderFlow } from "../domain/orders/CreateOrderFlow.js"
 import { DevHandlers } from "../handlers/Dev.js"
+import { ClockHandlers } from "../handlers/Clock.js"
+import { FaultsHandlers } from "../handlers/Faults.js"
+import { Faults, makeFaults } from "../domain/Faults.js"
 import { AuditHandlers } from "../handlers/Audit.js"
 import { ServiceHandlers } from "../handlers/Service.js"
 import { isPostgresUrl } from "../store/Database.js"
@@ -93,6 +96,7 @@ const servicesLayer = (
       yield* logging
       const publicUrl = publicBaseUrl(config, config.port)
       const given = Context.make(MockConfig, config).pipe(
+        Context.add(Faults, makeFaults(config.faults)),
         Context.add(PublicUrl, publicUrl),
         Context.add(Self, { port: config.port, listenHost: config.host, publicUrl })
       )
@@ -127,7 +131,15 @@ const serverLayer = (
 ) => {
   const services = servicesLayer(config, logging)
   const handlers = HttpApiBuilder.api(MockApi).pipe(
-    Layer.provide([CreateOrderHandlers, DevHandlers, AuditHandlers, CheckoutHandlers, ServiceHandlers])
+    Layer.provide([
+      CreateOrderHandlers,
+      DevHandlers,
+      AuditHandlers,
+      ClockHandlers,
+      FaultsHandlers,
+      CheckoutHandlers,
+      ServiceHandlers
+    ])
   )
   const app = Layer.unwrapEffect(
     Effect.gen(function* () {

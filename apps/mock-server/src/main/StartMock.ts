@@ -6,6 +6,7 @@
 import type { Environment } from "@pc/core"
 import * as LogLevel from "effect/LogLevel"
 import { defaults, type MockConfigShape } from "../config/Config.js"
+import type { FaultSetting } from "../config/Faults.js"
 import { start } from "./Server.js"
 import {
   TEST_MERCHANT_APP_KEY,
@@ -38,6 +39,12 @@ export interface StartMockOptions {
   readonly rateLimitPerMinute?: number
   /** The token every `/dev/` route then requires (`Authorization: Bearer <token>`); 16+ printable characters. Default none. */
   readonly devToken?: string
+  /**
+   * Faults injected on purpose from the start (CONTRACT.md "Faults and time"), seeded: e.g.
+   * `{ seed: 7, createOrder: { lostResponseRate: 0.3 } }` stores the order and loses the answer 30%
+   * of the time. `PUT /dev/faults` replaces it later.
+   */
+  readonly faults?: FaultSetting
   /** What the mock logs to stdout; default `"error"` (a test run stays quiet). */
   readonly logLevel?: "none" | "error" | "warning" | "info" | "debug"
 }

@@ -191,6 +191,8 @@ export const makeCreateOrderFastPath = (options: {
           (effect) => runFork(Effect.annotateLogs(effect, "requestId", requestId)),
           (exit) => {
             if (Exit.isFailure(exit)) return failed(response, requestId, started, exit.cause)
+            // A timeout fault (domain/orders/FaultedCreate.ts): closed without an answer, still recorded.
+            if (exit.value.hangUp === true) response.destroy()
             let answer: ReturnType<typeof outcomeAnswer>
             try {
               answer = outcomeAnswer(exit.value)

@@ -13,6 +13,7 @@ import type { Environment } from "@pc/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { type ClockStore, makeClockStore } from "./ClockStore.js"
 import { isPostgresUrl, openSqlite, postgresDatabase } from "./Database.js"
 import { type DeliveryStore, makeDeliveryStore } from "./DeliveryStore.js"
 import { type MerchantStore, makeMerchantStore } from "./MerchantStore.js"
@@ -22,7 +23,7 @@ import { EnvironmentMismatch } from "./StoreError.js"
 import type { DriverName } from "./SqliteDriver.js"
 
 /** What the store offers: each aggregate's operations, and the database's binding to an environment. */
-export interface StoreService extends MerchantStore, OrderStore, DeliveryStore, PlatformKeyStore {
+export interface StoreService extends MerchantStore, OrderStore, DeliveryStore, PlatformKeyStore, ClockStore {
   /** Whether other processes share this database (PostgreSQL replicas): then nothing may be cached. */
   readonly shared: boolean
 
@@ -68,7 +69,8 @@ export class Store extends Context.Tag("@pc/mock-server/Store")<Store, StoreServ
         ...(yield* makeMerchantStore(options)),
         ...(yield* makeOrderStore),
         ...(yield* makeDeliveryStore),
-        ...(yield* makePlatformKeyStore)
+        ...(yield* makePlatformKeyStore),
+        ...(yield* makeClockStore)
       }
     })
 

@@ -13,13 +13,17 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { MerchantAuth, signatureCheckHeader } from "../auth/MerchantAuth.js"
 import { MockConfig } from "../../config/Config.js"
-import type { SignatureNote } from "../../events/MockEvents.js"
+import { eventPublisherNow } from "../../events/MockEvents.js"
 import { ApiError, paramError } from "../ApiError.js"
 import { isNumberText, objectMembers } from "../Json.js"
 import { jsonMediaTypeRefusal, jsonObjectOf, utf8Text } from "../JsonBody.js"
+import { Faults } from "../Faults.js"
 import * as Step from "../Step.js"
+import type { CreateOrderOutcome } from "./CreateOrderOutcome.js"
+import { withFault } from "./FaultedCreate.js"
 import { makeRateLimiter } from "./RateLimit.js"
 import { Orders, type ValidOrderRequest, validate } from "./Orders.js"
 
@@ -49,15 +53,7 @@ export interface CreateOrderInput {
   readonly requestId?: string | undefined
 }
 
-/** How a create-order request ends: the answer, and what the response and its event carry beside it. */
-export interface CreateOrderOutcome {
-  /** The order's result, or the refusal to answer with (its envelope and status). */
-  readonly answer: Wire.CreateOrderResult | ApiError
-  /** Headers for the response, whatever the answer (the sandbox's `X-R-Signature-Check`). */
-  readonly headers: Readonly<Record<string, string>> | undefined
-  /** What the signature check decided, for the request's `request` event; none when it did not run. */
-  readonly note: SignatureNote | undefined
-}
+export type { CreateOrderOutcome } from "./CreateOrderOutcome.js"
 
 /**
  * A storage failure after the signature check: the request is answered internalError (500), and
@@ -75,6 +71,9 @@ const make: Effect.Effect<CreateOrderFlowService, never, MockConfig | MerchantAu
   const auth = yield* MerchantAuth
   const orders = yield* Orders
   const clock = yield* Effect.clock
+  // Faults on purpose (domain/Faults.ts), when the mock was given the service.
+  const faults = Option.getOrUndefined(yield* Effect.serviceOption(Faults))
+  const publish = yield* eventPublisherNow
   // One limiter for the route, whichever path serves a request.
   const rateLimit = makeRateLimiter(config.rateLimitPerMinute)
 
@@ -128,14 +127,17 @@ const make: Effect.Effect<CreateOrderFlowService, never, MockConfig | MerchantAu
       const nowMs = clock.unsafeCurrentTimeMillis()
       const order = checked(requestHeaders["content-type"], bytes, body, authenticated.appKey, nowMs)
       if (order instanceof ApiError) return { answer: order, headers, note }
-      return Step.match(
-        Step.mapError(
-          orders.create(authenticated.appKey, order, nowMs),
-          (cause) => new CreateStorageFailed({ cause, headers, note })
-        ),
-        (created): CreateOrderOutcome => ({ answer: created.result, headers, note }),
-        (refused): CreateOrderOutcome => ({ answer: refused, headers, note })
-      )
+      const store = () =>
+        Step.match(
+          Step.mapError(
+            orders.create(authenticated.appKey, order, nowMs),
+            (cause) => new CreateStorageFailed({ cause, headers, note })
+          ),
+          (created): CreateOrderOutcome => ({ answer: created.result, headers, note }),
+          (refused): CreateOrderOutcome => ({ answer: refused, headers, note })
+        )
+      if (faults === undefined) return store()
+      return withFault(faults.createOrder(), { headers, note, publish, orderId: order.orderId, requestId }, store)
     })
   }
 

@@ -70,7 +70,9 @@ it("a PostgreSQL restart: 503 with Retry-After while it is down, one log line pe
     }
 
     // NOTIFY is not durable: an order created before B listens again is not B's to see. Orders keep
-    // coming from A until B shows one.
+    // coming from A until B shows one, each looked for after a pause for its NOTIFY's round trip
+    // (fb2a17f's test looked for each order the instant it was created, so it never saw one, while
+    // B had in fact shown 21 of them).
     let seenAfterMs: number | undefined
     for (let i = 0; seenAfterMs === undefined && Date.now() - upAt < 15_000; i++) {
       const created = await createOrder(a.url, body(`restart-${Date.now()}-after-${i}`))

@@ -13,7 +13,8 @@ export default mergeConfig(
         ...excludedWithout({
           "test/ReplayRedis.test.ts": ["redis-server"],
           "test/ReplaySql.test.ts": ["postgresql", "mariadb-server"],
-          "test/ReplayReadme.test.ts": ["redis-server", "postgresql", "mariadb-server"]
+          "test/ReplayReadme.test.ts": ["redis-server", "postgresql", "mariadb-server"],
+          "test/DatabaseRestart.test.ts": ["postgresql"]
         })
       ]
     }

@@ -45,6 +45,7 @@ export const startPostgres = async ({ maxConnections = 200 } = {}) => {
   if (user !== undefined) chownSync(dir, user.uid, user.gid)
   const asUser = user === undefined ? {} : { uid: user.uid, gid: user.gid }
   const env = { ...process.env, LC_ALL: "C", LANG: "C" }
+  let child
   try {
     await run(
       join(bin, "initdb"),
@@ -55,37 +56,51 @@ export const startPostgres = async ({ maxConnections = 200 } = {}) => {
         env
       }
     )
-    const { child, port } = await onFreePort(
+    const launch = (port) =>
+      spawnUntilReady(
+        join(bin, "postgres"),
+        [
+          "-D",
+          data,
+          "-p",
+          String(port),
+          "-c",
+          "listen_addresses=127.0.0.1",
+          "-c",
+          `unix_socket_directories=${dir}`,
+          "-c",
+          `max_connections=${maxConnections}`,
+          // A test server: durability is not wanted, speed is.
+          "-c",
+          "fsync=off",
+          "-c",
+          "synchronous_commit=off",
+          "-c",
+          "full_page_writes=off"
+        ],
+        { ...asUser, cwd: dir, env, ready: /database system is ready to accept connections/ }
+      )
+    const { port } = await onFreePort(
       async (port) => {
-        const child = await spawnUntilReady(
-          join(bin, "postgres"),
-          [
-            "-D",
-            data,
-            "-p",
-            String(port),
-            "-c",
-            "listen_addresses=127.0.0.1",
-            "-c",
-            `unix_socket_directories=${dir}`,
-            "-c",
-            `max_connections=${maxConnections}`,
-            // A test server: durability is not wanted, speed is.
-            "-c",
-            "fsync=off",
-            "-c",
-            "synchronous_commit=off",
-            "-c",
-            "full_page_writes=off"
-          ],
-          { ...asUser, cwd: dir, env, ready: /database system is ready to accept connections/ }
-        )
-        return { child, port }
+        child = await launch(port)
+        return { port }
       },
       (error) => /could not bind|Address already in use|could not create listen socket/.test(String(error))
     )
     ownDir(child, dir)
     let stopped
+    // A restart for tests of what clients do when the server goes away and comes back: the same
+    // data directory and the same port, so every URL handed out stays valid.
+    const down = async () => {
+      if (stopped !== undefined) throw new Error("this PostgreSQL was stopped for good")
+      await stopChild(child, dir, "SIGINT", 10_000, { keepDir: true })
+    }
+    const up = async () => {
+      if (stopped !== undefined) throw new Error("this PostgreSQL was stopped for good")
+      if (child.exitCode === null && child.signalCode === null) return
+      child = await launch(port)
+      ownDir(child, dir)
+    }
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       port,
@@ -95,6 +110,13 @@ export const startPostgres = async ({ maxConnections = 200 } = {}) => {
         return `postgres://postgres@127.0.0.1:${port}/${name}`
       },
       // SIGINT is postgres's fast shutdown: clients are disconnected, nothing is waited for.
+      down,
+      up,
+      restart: async ({ downMs = 0 } = {}) => {
+        await down()
+        if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs))
+        await up()
+      },
       stop: () => (stopped ??= stopChild(child, dir, "SIGINT"))
     }
   } catch (error) {

@@ -12,6 +12,23 @@ export interface ThrowawayServer {
 export interface ThrowawayPostgres extends ThrowawayServer {
   /** Creates a database on this server and resolves its URL. */
   readonly createDatabase: (name: string) => Promise<string>
+  /**
+   * Stops the server (fast shutdown: every client is disconnected), keeping its data directory and
+   * port, and resolves once it has exited; `up()` starts it again. For tests of a database restart.
+   */
+  readonly down: () => Promise<void>
+  /** Starts a server that `down()` stopped, on the same data and port; resolves once it accepts connections. */
+  readonly up: () => Promise<void>
+  /**
+   * `down()`, then `downMs` (default 0) with nothing listening, then `up()`: a real restart, the
+   * same URL before and after.
+   *
+   * @example
+   * ```ts
+   * await pg.restart({ downMs: 1_000 })
+   * ```
+   */
+  readonly restart: (options?: { readonly downMs?: number }) => Promise<void>
 }
 
 /** A throwaway MariaDB: `url` is `mysql://root@127.0.0.1:PORT/test` (a database made at start). */

@@ -69,13 +69,16 @@ export const spawnUntilReady = (command, args, { ready, timeoutMs = 30_000, ...o
     })
   })
 
-/** Sends `signal`, waits for the exit (SIGKILL after `graceMs`), then removes `dir`. */
-export const stopChild = (child, dir, signal, graceMs = 10_000) =>
+/**
+ * Sends `signal`, waits for the exit (SIGKILL after `graceMs`), then removes `dir` (unless
+ * `keepDir`: a server stopped to be started again on the same data).
+ */
+export const stopChild = (child, dir, signal, graceMs = 10_000, { keepDir = false } = {}) =>
   new Promise((resolve) => {
     const done = () => {
       running.delete(child)
       dirs.delete(child)
-      rmSync(dir, { recursive: true, force: true })
+      if (!keepDir) rmSync(dir, { recursive: true, force: true })
       resolve()
     }
     if (child.exitCode !== null || child.signalCode !== null) return done()

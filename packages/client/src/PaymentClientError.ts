@@ -132,8 +132,8 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{
 }> {}
 
 /**
- * The service failed (`internalError`, or an envelope with an unknown code on a 5xx), after the
- * retries the policy allows.
+ * The service failed (`internalError`, `serviceUnavailable`, or an envelope with an unknown code on
+ * a 5xx), after the retries the policy allows (each after at least the server's `Retry-After`).
  *
  * @example
  * ```ts

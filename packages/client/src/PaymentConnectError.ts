@@ -169,7 +169,7 @@ export class RateLimitedError extends PaymentConnectError<"ERR_PC_RATE_LIMITED">
 }
 
 /**
- * The service failed (`internalError` or a 5xx envelope) after the retries. `serverCode` is the
+ * The service failed (`internalError`, `serviceUnavailable` or a 5xx envelope) after the retries. `serverCode` is the
  * envelope's code (`code` is this class's stable `ERR_PC_SERVER_ERROR`).
  *
  * @example

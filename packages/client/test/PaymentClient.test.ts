@@ -302,6 +302,22 @@ describe.each(httpLayers)("createOrder: faults and retries over %s", (_name, htt
     })
   )
 
+  it.scopedLive(
+    "503 serviceUnavailable with Retry-After: 1 (the database away) is retried no earlier than 1 s later",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* faultServer((attempt, index) =>
+          index === 0
+            ? envelope(503, "serviceUnavailable", "the database cannot be reached", { "retry-after": "1" })
+            : success(attempt)
+        )
+        const client = yield* clientFor(server.url, http)
+        yield* client.createOrder(input)
+        expect(server.attempts).toHaveLength(2)
+        expect(server.attempts[1]!.at - server.attempts[0]!.at).toBeGreaterThanOrEqual(1000)
+      })
+  )
+
   it.scopedLive("429 with Retry-After as an HTTP date is honoured", () =>
     Effect.gen(function* () {
       let retryAt = 0

@@ -27,6 +27,7 @@ export const httpStatusByCode = {
   unsupportedMediaType: 415,
   rateLimited: 429,
   unauthorized: 401,
+  serviceUnavailable: 503,
   internalError: 500
 } as const
 

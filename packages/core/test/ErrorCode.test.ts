@@ -22,6 +22,7 @@ const CONTRACT_TABLE: ReadonlyArray<readonly [string, number]> = [
   ["methodNotAllowed", 405],
   ["rateLimited", 429],
   ["unauthorized", 401],
+  ["serviceUnavailable", 503],
   ["internalError", 500]
 ]
 

@@ -45,6 +45,23 @@ describe("throwaway servers", () => {
     expect(await refused(pg.port)).toBe(true)
   })
 
+  it("PostgreSQL: restarts on the same port with its data, refusing connections while down", async () => {
+    const pg = await startPostgres()
+    const psql = (sql: string) => run(join(postgresBinDir()!, "psql"), [pg.url, "-tAc", sql])
+    try {
+      await psql("CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)")
+      await pg.down()
+      expect(await refused(pg.port)).toBe(true)
+      await pg.up()
+      expect((await psql("SELECT n FROM kept")).stdout.trim()).toBe("42")
+      await pg.restart({ downMs: 100 })
+      expect((await psql("SELECT n FROM kept")).stdout.trim()).toBe("42")
+    } finally {
+      await pg.stop()
+    }
+    expect(existsSync(pg.dir)).toBe(false)
+  })
+
   it("MariaDB: answers SQL on its port, creates databases, and is gone after stop()", async () => {
     const mariadb = await startMariadb()
     try {

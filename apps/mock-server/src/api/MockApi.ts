@@ -488,7 +488,10 @@ export class FaultsMenu extends HttpApiGroup.make("faults")
     OpenApi.annotations({ title: "Faults", description: "Faults injected on purpose, seeded (mock only)." })
   ) {}
 
-/** The whole surface. Every route also answers internalError 500 for a bug (logged with its request id). */
+/**
+ * The whole surface. Every route also answers serviceUnavailable 503 (with `Retry-After`) while the
+ * database cannot be reached, and internalError 500 for a bug (logged with its request id).
+ */
 export class MockApi extends HttpApi.make("mock")
   .add(ServiceApi)
   .add(DevMenu)
@@ -497,12 +500,13 @@ export class MockApi extends HttpApi.make("mock")
   .add(FaultsMenu)
   .add(Checkout)
   .add(ServiceRoutes)
-  // What every route can answer: the app's own routing, body and decode answers, and a bug.
+  // What every route can answer: the app's own routing, body and decode answers, a database away, and a bug.
   .addError(ErrorEnvelopes.ParamError)
   .addError(ErrorEnvelopes.NotFound)
   .addError(ErrorEnvelopes.MethodNotAllowed)
   .addError(ErrorEnvelopes.PayloadTooLarge)
   .addError(ErrorEnvelopes.UnsupportedMediaType)
+  .addError(ErrorEnvelopes.ServiceUnavailable)
   .addError(ErrorEnvelopes.InternalError)
   .annotateContext(
     OpenApi.annotations({

@@ -36,6 +36,10 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
 }) {}
 /** rateLimited 429: over the per-appKey rate limit (`Retry-After` says when to try again). */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", { msg: Schema.String }) {}
+/** serviceUnavailable 503: the database cannot be reached (a restart); `Retry-After` says when to try again. */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
+  msg: Schema.String
+}) {}
 /** internalError 500: a bug; `msg` quotes the request id. */
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { msg: Schema.String }) {}
 
@@ -103,6 +107,12 @@ export const ErrorEnvelopes = {
     "A body whose Content-Type is not application/json."
   ),
   RateLimited: onTheWire(RateLimited, "rateLimited", 429, "Over the per-appKey rate limit; see Retry-After."),
+  ServiceUnavailable: onTheWire(
+    ServiceUnavailable,
+    "serviceUnavailable",
+    503,
+    "The database cannot be reached (a PostgreSQL restart or failover); try again after Retry-After."
+  ),
   InternalError: onTheWire(InternalError, "internalError", 500, "A bug; quote the request id when reporting it.")
 } as const
 
@@ -125,6 +135,7 @@ export type WireError =
   | PayloadTooLarge
   | UnsupportedMediaType
   | RateLimited
+  | ServiceUnavailable
   | InternalError
 
 /** The errors any route can answer (the app's own: routing, body limits, decoding, bugs). */
@@ -134,6 +145,7 @@ export type CommonWireError =
   | MethodNotAllowed
   | PayloadTooLarge
   | UnsupportedMediaType
+  | ServiceUnavailable
   | InternalError
 
 const byCode = (code: ErrorCode.ErrorCode, msg: string): WireError => {
@@ -154,6 +166,8 @@ const byCode = (code: ErrorCode.ErrorCode, msg: string): WireError => {
       return new UnsupportedMediaType({ msg })
     case "rateLimited":
       return new RateLimited({ msg })
+    case "serviceUnavailable":
+      return new ServiceUnavailable({ msg })
     case "internalError":
       return new InternalError({ msg })
   }

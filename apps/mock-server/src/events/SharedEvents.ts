@@ -11,7 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
-import * as Stream from "effect/Stream"
+import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
+import Pg from "pg"
 import { randomUUID } from "node:crypto"
 import { type MockEvent, MockEvents, makeEventBus } from "./MockEvents.js"
 
@@ -90,6 +93,60 @@ export const payloadsOf = (origin: string, events: Iterable<MockEvent>): Array<s
   return payloads
 }
 
+/** Connection options of a dedicated client, from the pool's configuration. */
+const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig =>
+  config.url === undefined
+    ? {
+        host: config.host,
+        port: config.port,
+        database: config.database,
+        user: config.username,
+        password: config.password === undefined ? undefined : Redacted.value(config.password)
+      }
+    : { connectionString: Redacted.value(config.url) }
+
+/**
+ * LISTENs on `channel` on a connection of its own and hands each notification to `onNotification`
+ * (`onListening` runs once the LISTEN holds); succeeds when that connection is lost (an error or its end), fails when it cannot connect or
+ * listen. Interrupted, it closes the connection.
+ */
+const listenUntilLost = (
+  config: PgClient.PgClientConfig,
+  channel: string,
+  onNotification: (payload: string) => Effect.Effect<void>,
+  onListening: Effect.Effect<void>
+): Effect.Effect<void, unknown> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const lost = yield* Deferred.make<void>()
+      const runtime = yield* Effect.runtime<never>()
+      const client = yield* Effect.acquireRelease(
+        Effect.tryPromise(async () => {
+          const client = new Pg.Client(clientConfig(config))
+          // An error before `connect` settles rejects it; one after it means the connection is lost.
+          client.on("error", () => Deferred.unsafeDone(lost, Exit.void))
+          client.on("end", () => Deferred.unsafeDone(lost, Exit.void))
+          try {
+            await client.connect()
+          } catch (error) {
+            await client.end().catch(() => undefined)
+            throw error
+          }
+          return client
+        }),
+        (client) => Effect.promise(() => client.end().catch(() => undefined))
+      )
+      client.on("notification", (message) => {
+        if (message.channel === channel && message.payload !== undefined) {
+          Runtime.runFork(runtime)(onNotification(message.payload))
+        }
+      })
+      yield* Effect.tryPromise(() => client.query(`LISTEN ${Pg.escapeIdentifier(channel)}`))
+      yield* onListening
+      yield* Deferred.await(lost)
+    })
+  )
+
 /**
  * The event bus of a replica on a shared PostgreSQL database. Its own events reach its
  * subscribers at once, as on SQLite, and are sent to the others in batches (one NOTIFY per batch:
@@ -115,14 +172,36 @@ export const sharedMockEvents: Layer.Layer<MockEvents, never, PgClient.PgClient>
     const bus = yield* makeEventBus((event) => (isShared(event) ? Queue.offer(outbox, event) : Effect.void))
     const heard = yield* Deferred.make<void>()
 
-    yield* pg.listen(EVENTS_CHANNEL).pipe(
-      Stream.runForEach((text) => {
-        const payload = parsePayload(text)
-        if (payload === undefined) return Effect.void
-        if (payload.origin === origin) return payload.probe === true ? Deferred.succeed(heard, undefined) : Effect.void
-        return Effect.forEach(payload.events ?? [], bus.deliver, { discard: true })
+    const onNotification = (text: string) => {
+      const payload = parsePayload(text)
+      if (payload === undefined) return Effect.void
+      if (payload.origin === origin) return payload.probe === true ? Deferred.succeed(heard, undefined) : Effect.void
+      return Effect.forEach(payload.events ?? [], bus.deliver, { discard: true })
+    }
+    // Not `pg.listen`: its one connection, once lost (a PostgreSQL restart), stays lost without a
+    // word, and this replica would never hear the others again. Each connection here lives until
+    // it is lost; then a new one listens again, as soon as PostgreSQL takes it. One line says the
+    // connection is lost and one that it listens again, however many tries the outage takes.
+    let lost = false
+    const listening = Effect.suspend(() => {
+      if (!lost) return Effect.void
+      lost = false
+      return Effect.logInfo("replica events: listening again; other replicas' events show again")
+    })
+    yield* listenUntilLost(pg.config, EVENTS_CHANNEL, onNotification, listening).pipe(
+      Effect.matchEffect({
+        // Refused while PostgreSQL is down or starting: tried again, quietly.
+        onFailure: () => Effect.sleep("250 millis"),
+        onSuccess: () =>
+          Effect.suspend(() => {
+            if (lost) return Effect.void
+            lost = true
+            return Effect.logWarning(
+              "replica events: lost the LISTEN connection to PostgreSQL; other replicas' events show again once it is back"
+            )
+          })
       }),
-      Effect.catchAll((error) => Effect.logWarning("replica events: listening failed", error.message)),
+      Effect.forever,
       Effect.forkScoped
     )
 

@@ -29,6 +29,7 @@ import { checkDevAccess, type DevAccessPolicy } from "../domain/auth/DevAccessPo
 import { envelope, fromError } from "../api/Envelope.js"
 import { ApiError } from "../domain/ApiError.js"
 import { ParamError } from "../api/WireErrors.js"
+import { DatabaseOutage, isUnreachable, RETRY_AFTER_SECONDS } from "../store/Outage.js"
 
 /** The log annotation that carries a request's id ({@link wrapApp}, {@link currentRequestId}). */
 const REQUEST_ID = "requestId"
@@ -96,6 +97,14 @@ const makeResolver =
 const internalError = (requestId: string) =>
   envelope("internalError", `internal error; quote request id ${requestId} when reporting it`, null)
 
+const serviceUnavailable = (requestId: string) =>
+  envelope(
+    "serviceUnavailable",
+    `the database cannot be reached; try again in ${RETRY_AFTER_SECONDS} s (request id ${requestId})`,
+    null,
+    { "retry-after": String(RETRY_AFTER_SECONDS) }
+  )
+
 const notFoundRoute = (method: string, path: string) =>
   fromError(new ApiError({ code: "notFound", msg: `no route for ${method} ${path}` }))
 
@@ -146,6 +155,20 @@ export const answerFailure =
     const squashed = Cause.squash(cause)
     const storage =
       typeof squashed === "object" && squashed !== null && (squashed as { _tag?: string })._tag === "SqlError"
+    // The database away (a restart) is no bug: serviceUnavailable with Retry-After, logged once per
+    // outage by DatabaseOutage (where the store has one), not once per request.
+    if (storage && isUnreachable(squashed)) {
+      return Effect.serviceOption(DatabaseOutage).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () =>
+              Effect.logWarning("database unreachable").pipe(Effect.annotateLogs({ defect: describeDefect(squashed) })),
+            onSome: (outage) => outage.noteUnreachable(squashed)
+          })
+        ),
+        Effect.as(serviceUnavailable(requestId))
+      )
+    }
     return Effect.as(
       Effect.logError(storage ? "storage failed" : "request crashed").pipe(
         Effect.annotateLogs({ defect: describeDefect(squashed) })

@@ -19,6 +19,7 @@ import { type DeliveryStore, makeDeliveryStore } from "./DeliveryStore.js"
 import { type MerchantStore, makeMerchantStore } from "./MerchantStore.js"
 import { makeOrderStore, type OrderStore } from "./OrderStore.js"
 import { makePlatformKeyStore, type PlatformKeyStore } from "./PlatformKeyStore.js"
+import { DatabaseOutage } from "./Outage.js"
 import { EnvironmentMismatch } from "./StoreError.js"
 import type { DriverName } from "./SqliteDriver.js"
 
@@ -86,10 +87,14 @@ export class Store extends Context.Tag("@pc/mock-server/Store")<Store, StoreServ
 
   /**
    * The store on a shared PostgreSQL database (`postgres://` URL): migrated under a lock, no caches.
-   * Its `PgClient` is offered too, for what else the replicas share (their events' LISTEN/NOTIFY).
+   * Its `PgClient` is offered too, for what else the replicas share (their events' LISTEN/NOTIFY),
+   * and its {@link DatabaseOutage}, which logs each time the database cannot be reached, once.
    */
   static readonly postgres = (url: string) =>
-    Layer.effect(Store, Store.make({ shared: true })).pipe(Layer.provideMerge(postgresDatabase(url)))
+    Layer.merge(
+      Layer.effect(Store, Store.make({ shared: true })),
+      Layer.scoped(DatabaseOutage, DatabaseOutage.make)
+    ).pipe(Layer.provideMerge(postgresDatabase(url)))
 
   /** The store `--db` names: PostgreSQL for a `postgres://` URL, else SQLite. */
   static readonly fromDb = (db: string) => (isPostgresUrl(db) ? Store.postgres(db) : Store.sqlite(db))

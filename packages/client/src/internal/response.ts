@@ -231,7 +231,13 @@ export const classifyCreateOrder = (
       })
     )
   }
-  if (code === "internalError" || (!ErrorCode.isResultCode(code) && facts.status >= 500)) {
+  // serviceUnavailable (the service's database away for a moment) is retried like a failure of the
+  // service, after at least its Retry-After (the retry loop waits that long for any retried answer).
+  if (
+    code === "internalError" ||
+    code === "serviceUnavailable" ||
+    (!ErrorCode.isResultCode(code) && facts.status >= 500)
+  ) {
     return fail(
       new ServerError({
         message: `the service failed (${code}, HTTP ${facts.status}): ${serverMessage || code}${serverSuffix(requestId)}`,

@@ -50,6 +50,7 @@ describe("classifyCreateOrder", () => {
     expect(tagOf(classify(200, { code: "signError", msg: "x", data: null }))).toBe("SignatureRejected")
     expect(tagOf(classify(500, { code: "paramError", msg: "orderId bad", data: null }))).toBe("InvalidRequest")
     expect(tagOf(classify(503, { code: "internalError", msg: "x", data: null }))).toBe("ServerError")
+    expect(tagOf(classify(503, { code: "serviceUnavailable", msg: "x", data: null }))).toBe("ServerError")
     expect(tagOf(classify(429, { code: "rateLimited", msg: "x", data: null }))).toBe("RateLimited")
     expect(tagOf(classify(409, { code: "duplicateOrder", msg: "x", data: null }))).toBe("DuplicateOrder")
     expect(tagOf(classify(415, { code: "unsupportedMediaType", msg: "x", data: null }))).toBe("InvalidRequest")

@@ -33,6 +33,21 @@ const merchantNodeBin = (): string | undefined => {
   return merchantNodeDir
 }
 
+let globalNpmrc: string | undefined
+/**
+ * The global npmrc of this Node's npm (`/usr/etc/npmrc` for a system Node), where a machine keeps
+ * settings such as `cafile`. npm finds its global npmrc beside the Node that runs it: run by the Node
+ * 24 from the npm registry it would look in that package's folder, lose the machine's `cafile` and
+ * refuse a TLS-intercepting proxy's certificate (SELF_SIGNED_CERT_IN_CHAIN), so it is named.
+ */
+const machineGlobalNpmrc = (): string => {
+  globalNpmrc ??= execFileSync("npm", ["config", "get", "globalconfig"], {
+    encoding: "utf8",
+    env: { ...process.env, NODE_OPTIONS: "" }
+  }).trim()
+  return globalNpmrc
+}
+
 /**
  * `process.env` without the variables a workspace runner sets (npm_*, PNPM_*, TURBO_*, VITEST*,
  * NODE_OPTIONS), a Node with node:sqlite first on the PATH (Node 24 from npm when this Node has
@@ -49,7 +64,10 @@ export const merchantEnv = (extra: Readonly<Record<string, string>> = {}): NodeJ
     if (!/^(npm_|PNPM_|VITEST|TURBO_|NODE_OPTIONS$|INIT_CWD$)/i.test(key)) env[key] = value
   }
   const nodeBin = merchantNodeBin()
-  if (nodeBin !== undefined) env.PATH = `${nodeBin}:${env.PATH ?? ""}`
+  if (nodeBin !== undefined) {
+    env.PATH = `${nodeBin}:${env.PATH ?? ""}`
+    env.npm_config_globalconfig = machineGlobalNpmrc()
+  }
   return {
     ...env,
     npm_config_fund: "false",

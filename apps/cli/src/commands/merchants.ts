@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { keyFile } from "../Input.js"
 import { type GeneratedKeyPair, generateKeyPair } from "../KeyFiles.js"
-import { using } from "../MockAdmin.js"
+import { type MockAdminError, using } from "../MockAdmin.js"
 import { type CliFailure, colour, json, print, usage } from "../Output.js"
 import { flags, readProfile, requireAppKey, writeProfile, withSettings } from "../Settings.js"
 
@@ -159,39 +159,33 @@ const add = Command.make(
   )
 )
 
-const disable = Command.make(
-  "disable",
-  {
-    baseUrl: flags.baseUrl,
-    appKey: flags.appKey,
-    version: Args.integer({ name: "N" }).pipe(Args.withDescription("the key version")),
-    json
-  },
-  withSettings((o, settings) =>
-    Effect.gen(function* () {
-      const appKey = yield* requireAppKey(settings)
-      const disabled = yield* using(settings, (admin) => admin.disableMerchantKey(appKey, o.version))
-      yield* print(o.json, disabled, (r) => [`key version ${r.version} is ${r.status}`])
-    })
-  )
-).pipe(Command.withDescription("Disable a key version.\nExample: npx pc merchants keys disable 1"))
+/** `pc merchants keys disable|enable N`: one key version's status, the same command either way. */
+const keyStatus = (move: "disable" | "enable", description: string) =>
+  Command.make(
+    move,
+    {
+      baseUrl: flags.baseUrl,
+      appKey: flags.appKey,
+      version: Args.integer({ name: "N" }).pipe(Args.withDescription("the key version")),
+      json
+    },
+    withSettings((o, settings) =>
+      Effect.gen(function* () {
+        const appKey = yield* requireAppKey(settings)
+        const moved = yield* using(
+          settings,
+          (admin): Effect.Effect<{ readonly version: number; readonly status: string }, MockAdminError> =>
+            move === "disable"
+              ? admin.disableMerchantKey(appKey, o.version)
+              : admin.enableMerchantKey(appKey, o.version)
+        )
+        yield* print(o.json, moved, (r) => [`key version ${r.version} is ${r.status}`])
+      })
+    )
+  ).pipe(Command.withDescription(`${description}\nExample: npx pc merchants keys ${move} 1`))
 
-const enable = Command.make(
-  "enable",
-  {
-    baseUrl: flags.baseUrl,
-    appKey: flags.appKey,
-    version: Args.integer({ name: "N" }).pipe(Args.withDescription("the key version")),
-    json
-  },
-  withSettings((o, settings) =>
-    Effect.gen(function* () {
-      const appKey = yield* requireAppKey(settings)
-      const enabled = yield* using(settings, (admin) => admin.enableMerchantKey(appKey, o.version))
-      yield* print(o.json, enabled, (r) => [`key version ${r.version} is ${r.status}`])
-    })
-  )
-).pipe(Command.withDescription("Enable a disabled key version again.\nExample: npx pc merchants keys enable 1"))
+const disable = keyStatus("disable", "Disable a key version.")
+const enable = keyStatus("enable", "Enable a disabled key version again.")
 
 /** `pc merchants`. */
 export const merchants = Command.make("merchants").pipe(

@@ -144,6 +144,26 @@ describe("/openapi.json as OpenAPI 3.1", () => {
     expect(missing).toEqual([])
   })
 
+  it("says that every 429 and 503 carries Retry-After, as the mock sends it", async () => {
+    const answers: Array<string> = []
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!HTTP_METHODS.includes(method)) continue
+        for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+          if (status !== "429" && status !== "503") continue
+          const header = (response.headers as Record<string, Json> | undefined)?.["Retry-After"]
+          answers.push(`${method} ${path} ${status} ${header === undefined ? "without" : "with"} Retry-After`)
+        }
+      }
+    }
+    const create = answers.filter((answer) => answer.includes(Wire.CREATE_ORDER_PATH))
+    expect(create).toEqual([
+      `post ${Wire.CREATE_ORDER_PATH} 429 with Retry-After`,
+      `post ${Wire.CREATE_ORDER_PATH} 503 with Retry-After`
+    ])
+    expect(answers.filter((answer) => answer.includes("without"))).toEqual([])
+  })
+
   it("takes its examples from the schemas: create-order's request example is a valid body", () => {
     const create = (document.paths as Record<string, Record<string, Json>>)[Wire.CREATE_ORDER_PATH]!.post!
     const example = (create.requestBody as { content: Record<string, { example: Json }> }).content["application/json"]!

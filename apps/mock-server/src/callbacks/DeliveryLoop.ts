@@ -5,11 +5,14 @@
  * due; after a restart it simply finds the pending rows again.
  */
 import type { SqlError } from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
 import type { ClaimedDelivery } from "../store/DeliveryStore.js"
+import { DatabaseOutage, isUnreachable } from "../store/Outage.js"
 import type { StoreService } from "../store/Store.js"
 import { type AttemptDeps, attemptAll } from "./Attempt.js"
 import { type EndpointSpeeds, START_IN_FLIGHT_PER_MERCHANT } from "./EndpointSpeeds.js"
@@ -17,6 +20,26 @@ import type { ExpirySweep } from "./ExpirySweep.js"
 import { leaseUntil, type Leases } from "./Leases.js"
 import { type EndedAttempts, RECORD_WAIT_MS, recordNow } from "./Outcomes.js"
 import type { Wakeup } from "./Wakeup.js"
+
+/**
+ * A failed turn: the database away (a PostgreSQL restart) is the outage's, logged once for the
+ * whole outage by {@link DatabaseOutage} rather than once per turn; anything else is logged as an
+ * error. Either way the next turn claims again.
+ */
+const tickFailed = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  const squashed = Cause.squash(cause)
+  if (!Cause.isInterruptedOnly(cause) && isUnreachable(squashed)) {
+    return Effect.serviceOption(DatabaseOutage).pipe(
+      Effect.flatMap(
+        Option.match({
+          onNone: () => Effect.logError("dispatcher tick failed", cause),
+          onSome: (outage) => outage.noteUnreachable(squashed)
+        })
+      )
+    )
+  }
+  return Effect.logError("dispatcher tick failed", cause)
+}
 
 /** What the loop works with: each idea's state, and the effects that act on it. */
 export interface LoopDeps {
@@ -127,7 +150,7 @@ export const makeTick = (deps: LoopDeps): Effect.Effect<void> => {
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.zipRight(
-        Effect.logError("dispatcher tick failed", cause).pipe(Effect.tap(() => leases.needClaim())),
+        tickFailed(cause).pipe(Effect.tap(() => leases.needClaim())),
         Effect.sleep(Duration.millis(timing.callbackPollMs))
       )
     )

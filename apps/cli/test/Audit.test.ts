@@ -2,18 +2,18 @@
 // and exits 0; --json prints the report object alone; a flawed endpoint exits 1 with the check it breaks.
 import type * as CallbackAudit from "@pc/core/CallbackAudit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Endpoint, startEndpoint } from "../../mock-server/test/support/callbackEndpoints.js"
+import { type FlawedEndpoint, startFlawedEndpoint } from "@pc/test-support"
 import { type Mock, startMock } from "@pc/test-support/mock"
 import { freshConfigDir, merchantEnv, pc, pcJson, testMerchant } from "./support/Pc.js"
 
 let mock: Mock
-let correct: Endpoint
-let flawed: Endpoint
+let correct: FlawedEndpoint
+let flawed: FlawedEndpoint
 let env: Record<string, string>
 beforeAll(async () => {
   mock = await startMock({ environment: "production" })
-  correct = await startEndpoint(mock.url, testMerchant.appKey, "none")
-  flawed = await startEndpoint(mock.url, testMerchant.appKey, "past-only-window")
+  correct = await startFlawedEndpoint(mock.url, testMerchant.appKey, "none")
+  flawed = await startFlawedEndpoint(mock.url, testMerchant.appKey, "past-only-window")
   env = merchantEnv(mock, "production", freshConfigDir())
 }, 60_000)
 afterAll(async () => {

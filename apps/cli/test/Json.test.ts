@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { leafCommands, listCommands } from "./support/Commands.js"
 import { type Mock, startMock, TEST_MERCHANT_APP_KEY } from "@pc/test-support/mock"
-import { startEndpoint as startAuditEndpoint } from "../../mock-server/test/support/callbackEndpoints.js"
+import { startFlawedEndpoint } from "@pc/test-support"
 import { freshConfigDir, merchantEnv, pcBackground, pcJson, type Running } from "./support/Pc.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pc-json-"))
@@ -132,7 +132,7 @@ describe("--json", () => {
     await run(["faults", "show"])
     await run(["faults", "clear"])
     // A correct endpoint (the audit tests' Node endpoint with no flaw): the audit passes, exit 0.
-    const endpoint = await startAuditEndpoint(mock.url, TEST_MERCHANT_APP_KEY, "none")
+    const endpoint = await startFlawedEndpoint(mock.url, TEST_MERCHANT_APP_KEY, "none")
     try {
       const report = await run<{ passed: boolean }>(["callbacks", "audit", endpoint.url])
       expect(report.passed).toBe(true)

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { execFile } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Endpoint, type Flaw, startEndpoint, startHostile } from "./support/callbackEndpoints.js"
+import { type Flaw, type FlawedEndpoint, startFlawedEndpoint, startHostile } from "@pc/test-support"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { listenEvents } from "./support/events.js"
 import { type Mock as RunningMock, startMock } from "@pc/test-support/mock"
@@ -42,7 +42,7 @@ const auditOf = async (on: RunningMock, url: string, extra: Record<string, unkno
 }
 
 const endpoint = async (flaw: Flaw, on: RunningMock = mock) => {
-  const started = await startEndpoint(on.url, TEST_MERCHANT_APP_KEY, flaw)
+  const started = await startFlawedEndpoint(on.url, TEST_MERCHANT_APP_KEY, flaw)
   closing.push(started)
   return started
 }
@@ -221,7 +221,7 @@ describe("the audit against Python endpoints", () => {
 describe("hostile endpoints end the audit within 60 s", () => {
   const hostile = async (kind: "hang" | "drip" | "huge" | "redirect") => {
     const started = await startHostile(kind, `${mock.url}/dev/platform-keys/rotate`)
-    closing.push(started as Endpoint)
+    closing.push(started as FlawedEndpoint)
     return started.url
   }
   it.concurrent.each([

@@ -4,17 +4,17 @@ import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { guardedPage, horizontalOverflow, launch, screenshot } from "./support/browser.js"
-import { type Endpoint, startEndpoint } from "./support/callbackEndpoints.js"
+import { type FlawedEndpoint, startFlawedEndpoint } from "@pc/test-support"
 import { type Mock as RunningMock, startMock } from "@pc/test-support/mock"
 import { dev } from "./support/mock.js"
 
 let mock: RunningMock
-let flawed: Endpoint
+let flawed: FlawedEndpoint
 let browser: Browser
 
 beforeAll(async () => {
   mock = await startMock({ environment: "production", callbackBackoffMs: 600_000 })
-  flawed = await startEndpoint(mock.url, TEST_MERCHANT_APP_KEY, "past-only-window")
+  flawed = await startFlawedEndpoint(mock.url, TEST_MERCHANT_APP_KEY, "past-only-window")
   await dev(mock.url, "PUT", `/dev/merchants/${TEST_MERCHANT_APP_KEY}/notify-url`, { notifyUrl: flawed.url })
   browser = await launch()
 }, 60_000)

@@ -1,9 +1,11 @@
-// Callback endpoints on 127.0.0.1 for the audit's tests: one correct receiver, and the same receiver
-// with one flaw planted, each written the way people write it by mistake. They trust the mock's
-// platform keys by version (GET /dev/platform-keys), as a merchant's endpoint would.
+// Callback endpoints on 127.0.0.1 for the endpoint audit's tests (the mock's, and pc's): one correct
+// receiver, and the same receiver with one flaw planted, each written the way people write it by
+// mistake. They trust the mock's platform keys by version (GET /dev/platform-keys), as a merchant's
+// endpoint would.
 import { createPublicKey, verify as rsaVerify } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { readBody } from "./Http.js"
 
 export type Flaw =
   | "none"
@@ -19,7 +21,7 @@ export type Flaw =
   | "forgery-500"
   | "optional-signature"
 
-export interface Endpoint {
+export interface FlawedEndpoint {
   readonly url: string
   /** How many events it acted on (a new eventId stored). */
   readonly acted: () => number
@@ -27,14 +29,6 @@ export interface Endpoint {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const readBody = (request: IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    request.on("error", reject)
-  })
 
 const KNOWN = [
   "eventId",
@@ -48,8 +42,16 @@ const KNOWN = [
   "updatedAt"
 ]
 
-/** A receiver for merchant `appKey` trusting the platform keys of the mock at `mockUrl`, with `flaw`. */
-export const startEndpoint = async (mockUrl: string, appKey: string, flaw: Flaw): Promise<Endpoint> => {
+/**
+ * A receiver for merchant `appKey` trusting the platform keys of the mock at `mockUrl`, with `flaw`.
+ *
+ * @example
+ * ```ts
+ * const endpoint = await startFlawedEndpoint(mock.url, mock.testMerchant.appKey, "past-only-window")
+ * // POST /dev/merchants/{appKey}/audit with { url: endpoint.url } fails the window check
+ * ```
+ */
+export const startFlawedEndpoint = async (mockUrl: string, appKey: string, flaw: Flaw): Promise<FlawedEndpoint> => {
   const listed = (await (await fetch(`${mockUrl}/dev/platform-keys`)).json()) as {
     data: Array<{ version: number; publicKeyPem: string; status: string }>
   }
@@ -64,7 +66,7 @@ export const startEndpoint = async (mockUrl: string, appKey: string, flaw: Flaw)
     response.writeHead(flaw === "forgery-500" ? 500 : 401, { "content-type": "text/plain" }).end(why)
   }
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const raw = await readBody(request)
+    const raw = (await readBody(request)).toString("utf8")
     if (flaw === "slow") await sleep(1500)
     const ts = request.headers["x-r-ts"]
     let signature = request.headers["x-r-signature"]
@@ -117,7 +119,7 @@ export const startEndpoint = async (mockUrl: string, appKey: string, flaw: Flaw)
   return listening(server, () => acted)
 }
 
-const listening = async (server: Server, acted: () => number = () => 0): Promise<Endpoint> => {
+const listening = async (server: Server, acted: () => number = () => 0): Promise<FlawedEndpoint> => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -131,8 +133,15 @@ const listening = async (server: Server, acted: () => number = () => 0): Promise
   }
 }
 
-/** Hostile endpoints: never answers, drips a byte a second, answers 10 MB, redirects to `target`. */
-export const startHostile = (kind: "hang" | "drip" | "huge" | "redirect", target = ""): Promise<Endpoint> => {
+/**
+ * Hostile endpoints: never answers, drips a byte a second, answers 10 MB, redirects to `target`.
+ *
+ * @example
+ * ```ts
+ * const hang = await startHostile("hang") // the audit must still end within 60 s
+ * ```
+ */
+export const startHostile = (kind: "hang" | "drip" | "huge" | "redirect", target = ""): Promise<FlawedEndpoint> => {
   const timers = new Set<NodeJS.Timeout>()
   const server = createServer((request, response) => {
     request.resume()

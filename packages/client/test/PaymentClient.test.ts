@@ -241,7 +241,10 @@ describe.each(httpLayers)("createOrder: faults and retries over %s", (_name, htt
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "Timeout")
       expect(error.scope).toBe("attempt")
       expect(Duration.toMillis(error.timeout)).toBe(200)
-      expect(server.attempts).toHaveLength(1)
+      // One attempt, counted by the client; on a loaded machine the 200 ms can pass before the
+      // server has read the request, so the server saw one at most.
+      expect(error.attempts).toBe(1)
+      expect(server.attempts.length).toBeLessThanOrEqual(1)
     })
   )
 
@@ -252,7 +255,8 @@ describe.each(httpLayers)("createOrder: faults and retries over %s", (_name, htt
       const client = yield* clientFor(server.url, http, { timeout: 60_000, retry: { deadline: 300, maxAttempts: 5 } })
       const error = expectTag(yield* Effect.flip(client.createOrder(input)), "Timeout")
       expect(error.scope).toBe("deadline")
-      expect(server.attempts).toHaveLength(1)
+      expect(error.attempts).toBe(1)
+      expect(server.attempts.length).toBeLessThanOrEqual(1)
     })
   )
 

@@ -19,7 +19,6 @@ import * as Either from "effect/Either"
 import { flow, identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Random from "effect/Random"
 import type * as Redacted from "effect/Redacted"
 import { invalidOption, positiveDuration, settingsOf } from "./internal/clientOptions.js"
 import { encodeCreateOrder } from "./internal/createOrderBody.js"
@@ -27,16 +26,10 @@ import { fromHttpClientError, withRedactedHeaders } from "./internal/httpErrors.
 import { checkRing, importRing } from "./internal/keyRingImport.js"
 import { keyEntries } from "./internal/keys.js"
 import { type AttemptFailure, classifyCreateOrder } from "./internal/response.js"
-import { backoffDelay } from "./internal/retry.js"
+import { withRetries } from "./internal/retryLoop.js"
 import { requestSigner } from "./internal/signing.js"
 import { timeoutOption } from "./internal/timeout.js"
-import {
-  type ConfigurationError,
-  isRetryable,
-  type PaymentClientError,
-  Timeout,
-  TransportError
-} from "./PaymentClientError.js"
+import { type ConfigurationError, type PaymentClientError, Timeout } from "./PaymentClientError.js"
 
 /**
  * How failed attempts are retried. Transport errors, timeouts, `internalError`, `rateLimited`
@@ -339,7 +332,7 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
     const client = baseClient.pipe(
       HttpClient.mapRequest(flow(HttpClientRequest.prependUrl(settings.baseUrl), HttpClientRequest.acceptJson)),
       // Signing is a request mapper, not a step before `execute`: HttpClient re-runs the mappers on
-      // every execution, so each attempt (our retry loop below, or a retryTransient the user adds in
+      // every execution, so each attempt (the retry loop of internal/retryLoop, or a retryTransient the user adds in
       // transformClient) gets a new X-R-TS and a new signature. A retried request with the first
       // attempt's timestamp would fall outside the 5 minute window on long backoffs.
       HttpClient.mapRequestEffect(requestSigner({ appKey: settings.appKey, keyRing })),
@@ -350,7 +343,7 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
     /** One attempt: send, read the whole answer within `timeoutMs`, classify it. */
     const attempt = (
       request: HttpClientRequest.HttpClientRequest,
-      orderId: string,
+      order: { readonly orderId: string; readonly amount: string; readonly currency: string },
       timeoutMs: number,
       scope: "attempt" | "deadline"
     ): Effect.Effect<Wire.CreateOrderResult, AttemptFailure> =>
@@ -387,63 +380,7 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
             )
           }
         }
-        return yield* classifyCreateOrder({ status: response.status, headers, text }, { nowMs, keyVersion, orderId })
-      })
-
-    /**
-     * Our own retry loop rather than `HttpClient.retryTransient`: the decision rests on the decoded
-     * envelope's code (a 500 carrying paramError must not be retried, a 200 carrying signError is
-     * an error), the wait must honour Retry-After, and the whole call has a deadline. Each pass
-     * calls `client.execute`, which re-runs the signing mapper: a fresh timestamp and signature.
-     */
-    const withRetries = (
-      deadlineMs: number,
-      run: (timeoutMs: number, scope: "attempt" | "deadline") => Effect.Effect<Wire.CreateOrderResult, AttemptFailure>
-    ): Effect.Effect<Wire.CreateOrderResult, PaymentClientError> =>
-      Effect.gen(function* () {
-        const startedAt = yield* Clock.currentTimeMillis
-        let attempts = 0
-        // A merchant deciding what to do next (retry later, show an error) needs to know how much
-        // of the budget went: the transport errors say how many attempts and how long.
-        const giveUp = (error: PaymentClientError, nowMs: number) =>
-          Effect.fail(
-            error._tag === "TransportError"
-              ? new TransportError({
-                  message: error.message,
-                  cause: error.cause,
-                  attempts,
-                  elapsedMs: nowMs - startedAt
-                })
-              : error._tag === "Timeout"
-                ? new Timeout({
-                    message: error.message,
-                    scope: error.scope,
-                    timeout: error.timeout,
-                    attempts,
-                    elapsedMs: nowMs - startedAt
-                  })
-                : error
-          )
-        while (true) {
-          const remaining = deadlineMs - ((yield* Clock.currentTimeMillis) - startedAt)
-          const budget = Math.min(settings.timeoutMs, remaining)
-          const result = yield* Effect.either(run(budget, budget < settings.timeoutMs ? "deadline" : "attempt"))
-          if (Either.isRight(result)) return result.right
-          attempts++
-          const { error, retryAfterMs } = result.left
-          // signError, paramError and duplicateOrder would fail the same way again: never retried.
-          if (!isRetryable(error) || attempts >= settings.maxAttempts) {
-            return yield* giveUp(error, yield* Clock.currentTimeMillis)
-          }
-          const backoff = backoffDelay(settings, attempts, yield* Random.next)
-          // The server knows best when it can take the request again: wait at least Retry-After.
-          const delay = Math.max(backoff, retryAfterMs ?? 0)
-          const elapsed = (yield* Clock.currentTimeMillis) - startedAt
-          // A wait that ends past the deadline cannot lead to a success in time: fail now, with the real cause.
-          if (elapsed + delay >= deadlineMs) return yield* giveUp(error, startedAt + elapsed)
-          yield* Effect.logDebug(`createOrder attempt ${attempts} failed (${error._tag}); retrying in ${delay} ms`)
-          yield* Effect.sleep(Duration.millis(delay))
-        }
+        return yield* classifyCreateOrder({ status: response.status, headers, text }, { nowMs, keyVersion, ...order })
       })
 
     // Made once per client. No stack trace: the three frames Effect would capture on every call lie
@@ -469,10 +406,11 @@ export const make = (options: Options): Effect.Effect<Service, ConfigurationErro
         // amount + currency returns the first order), so a retry after a lost answer never makes a
         // second order.
         const request = HttpClientRequest.post(Wire.CREATE_ORDER_PATH).pipe(
-          HttpClientRequest.bodyUint8Array(body.right, "application/json")
+          HttpClientRequest.bodyUint8Array(body.right.body, "application/json")
         )
-        const calling = withRetries(deadlineMs.right, (timeoutMs, scope) =>
-          attempt(request, input.orderId, timeoutMs, scope)
+        const order = { orderId: input.orderId, amount: body.right.amount, currency: input.currency }
+        const calling = withRetries(settings, deadlineMs.right, (timeoutMs, scope) =>
+          attempt(request, order, timeoutMs, scope)
         )
         return call?.signal === undefined ? calling : abortable(calling, call.signal)
       }).pipe(Effect.withSpan("PaymentClient.createOrder", span), withRedactedHeaders)

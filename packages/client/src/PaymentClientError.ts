@@ -93,7 +93,10 @@ export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
 /**
  * The orderId was already used with a different amount or currency (`duplicateOrder`). The same
  * orderId with the same amount and currency is not an error: the service returns the first order.
- * Never retried.
+ * Never retried. `amount` and `currency` are what this call asked for; the service's answer
+ * carries nothing of the existing order, and its API has no order query: to get the existing
+ * order back, create it again with the amount and currency you stored for it (the service returns
+ * the first order, same `orderSn` and `h5Url`).
  *
  * @example
  * ```ts
@@ -106,6 +109,9 @@ export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
 export class DuplicateOrder extends Data.TaggedError("DuplicateOrder")<{
   readonly message: string
   readonly orderId: string
+  /** The canonical amount this call asked for (`"12.00"`), which the existing order does not have, or not with `currency`. */
+  readonly amount: string
+  readonly currency: string
   readonly serverMessage: string
   readonly status: number
   readonly requestId: string | undefined

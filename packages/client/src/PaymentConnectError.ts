@@ -125,7 +125,10 @@ export class InvalidRequestError extends PaymentConnectError<"ERR_PC_INVALID_REQ
 }
 
 /**
- * The orderId was already used with a different amount or currency (`duplicateOrder`).
+ * The orderId was already used with a different amount or currency (`duplicateOrder`). `amount`
+ * and `currency` are what this call asked for. The service answers with nothing of the existing
+ * order and has no order query: create it again with the amount and currency you stored for it
+ * and the service returns it (same `orderSn` and `h5Url`).
  *
  * @example
  * ```ts
@@ -136,11 +139,17 @@ export class InvalidRequestError extends PaymentConnectError<"ERR_PC_INVALID_REQ
  */
 export class DuplicateOrderError extends PaymentConnectError<"ERR_PC_DUPLICATE_ORDER"> {
   readonly orderId: string
+  /** The canonical amount this call asked for (`"12.00"`). */
+  readonly amount: string
+  /** The currency this call asked for. */
+  readonly currency: string
   readonly serverMessage: string
   readonly requestId: string | undefined
   constructor(error: PaymentClientError.DuplicateOrder) {
     super("ERR_PC_DUPLICATE_ORDER", error.message, { cause: error, retryable: PaymentClientError.isRetryable(error) })
     this.orderId = error.orderId
+    this.amount = error.amount
+    this.currency = error.currency
     this.serverMessage = error.serverMessage
     this.requestId = error.requestId
   }

@@ -24,6 +24,8 @@ const errors = {
   duplicate: new PaymentClientError.DuplicateOrder({
     message: "dup",
     orderId: "M-1",
+    amount: "12.00",
+    currency: "USD",
     serverMessage: "dup",
     status: 409,
     requestId: undefined

@@ -11,6 +11,7 @@ import {
   blocksOf,
   freePort,
   killAll,
+  markedBlocks,
   npmInstallNames,
   type Running,
   until
@@ -334,6 +335,42 @@ export const made = [createPaymentClient, PaymentClient.layer, NodeCrypto.import
     expect(nodeNext.code).toBe(0)
     expect(bundler.stdout).toBe("")
     expect(bundler.code).toBe(0)
+  })
+})
+
+describe("the client README's TypeScript against the packed packages", () => {
+  it("tsc --strict --exactOptionalPropertyTypes accepts every block but the framework recipes and the replay guards' drivers", async () => {
+    // The recipes need the frameworks (tooling/runtimes checks them), the replay guards their
+    // database drivers (packages/client's Readme tests check them); the rest needs only what the
+    // main project installed from the tarballs.
+    const blocks = markedBlocks(readReadme("packages/client/README.md")).filter(
+      (block) => block.lang === "ts" && !/^(recipe|replay-example):/.test(block.marker)
+    )
+    expect(blocks.length).toBeGreaterThanOrEqual(10)
+    const files = blocks.map((block, index) => {
+      write(project, `readme-block-${index}.mts`, block.code)
+      return `readme-block-${index}.mts`
+    })
+    write(
+      project,
+      "tsconfig.readme.json",
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ["node"]
+        },
+        files
+      })
+    )
+    const tsc = await run("npx", ["tsc", "-p", "tsconfig.readme.json"], project, { timeoutMs: 240_000 })
+    expect(tsc.stdout).toBe("")
+    expect(tsc.code).toBe(0)
   })
 })
 

@@ -6,6 +6,8 @@
 // PATH holds Node 24 and a handful of shell tools but no C compiler, no make and no python: an
 // install that wanted to compile (better-sqlite3 without a prebuilt binary) would fail, not take
 // minutes. No better-sqlite3 is installed at all: on Node 24 the mock runs on node:sqlite.
+// Then each installs the client README's own install line in another empty project, and that
+// README's Effect and Promise examples run there, on Node 24's type stripping, against a mock.
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
@@ -16,6 +18,7 @@ import {
   accepting,
   background,
   blockAfter,
+  blocksOf,
   freePort,
   killAll,
   merchantEnv,
@@ -24,11 +27,13 @@ import {
   run,
   until
 } from "@pc/test-support"
+import { platformKeyPems, startMock, testMerchantPrivateKeyPem } from "@pc/test-support/mock"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Registry, startRegistry } from "./support/Verdaccio.js"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 const README = readFileSync(join(ROOT, "README.md"), "utf8")
+const CLIENT_README = readFileSync(join(ROOT, "packages/client/README.md"), "utf8")
 /** The Node the merchants' projects run on, from the npm registry. */
 const NODE = "node@24"
 const PNPM = "pnpm@10.34.8"
@@ -113,16 +118,18 @@ afterAll(async () => {
 
 /** The quick start's packages (its `npm i` line) and pc. */
 const PACKAGES = [...npmInstallNames(README), "@pc/cli"]
+/** The client README's install line, as a merchant using only the client types it. */
+const CLIENT_PACKAGES = npmInstallNames(CLIENT_README)
 
-/** Each manager: its files beside package.json, then its install command. */
+/** Each manager: its files beside package.json, then its install command for some packages. */
 const managers: ReadonlyArray<{
   readonly name: string
   readonly files: (registryUrl: string) => Readonly<Record<string, string>>
-  readonly install: ReadonlyArray<string>
+  readonly add: ReadonlyArray<string>
 }> = [
-  { name: "npm", files: () => ({}), install: ["npm", "i", ...PACKAGES] },
+  { name: "npm", files: () => ({}), add: ["npm", "i"] },
   // Default settings: no onlyBuiltDependencies, so pnpm 10 runs no package's install script.
-  { name: "pnpm", files: () => ({}), install: ["pnpm", "add", ...PACKAGES] },
+  { name: "pnpm", files: () => ({}), add: ["pnpm", "add"] },
   {
     name: "yarn",
     files: (url) => ({
@@ -141,14 +148,35 @@ const managers: ReadonlyArray<{
       ].join("\n"),
       "yarn.lock": ""
     }),
-    install: ["yarn", "add", ...PACKAGES]
+    add: ["yarn", "add"]
   },
   {
     name: "bun",
     files: (url) => ({ "bunfig.toml": `[install.scopes]\npc = "${url}"\n` }),
-    install: ["bun", "add", ...PACKAGES]
+    add: ["bun", "add"]
   }
 ]
+
+/** An empty merchant project for `manager`, with its files; removed by the caller. */
+const emptyProject = (manager: (typeof managers)[number], what: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `pc-merchant-${manager.name}-${what}-`))
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: `merchant-${manager.name}`, version: "1.0.0", private: true, type: "commonjs" }, null, 2)}\n`
+  )
+  for (const [file, text] of Object.entries(manager.files(registry.url))) writeFileSync(join(dir, file), text)
+  return dir
+}
+
+/** Runs the manager's install of `packages` in `dir`, records its time, and fails with its output. */
+const install = async (manager: (typeof managers)[number], dir: string, packages: ReadonlyArray<string>) => {
+  const command = [...manager.add, ...packages]
+  const started = Date.now()
+  const installed = await run(command[0]!, command.slice(1), { cwd: dir, env: merchant, timeoutMs: 900_000 })
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  expect(installed.code, `${installed.stdout}\n${installed.stderr}`).toBe(0)
+  timings.push(`  ${manager.name}: ${seconds} s (${command.join(" ")})`)
+}
 
 describe("a merchant's project on Node 24", () => {
   it("has no compiler on its PATH", () => {
@@ -163,19 +191,10 @@ describe("a merchant's project on Node 24", () => {
 
   it.each(managers)(
     "$name installs @pc/client @pc/mock-server @pc/cli; the README quick start and pc mock run",
-    async ({ name, files, install }) => {
-      const dir = mkdtempSync(join(tmpdir(), `pc-merchant-${name}-`))
+    async (manager) => {
+      const dir = emptyProject(manager, "quickstart")
       try {
-        writeFileSync(
-          join(dir, "package.json"),
-          `${JSON.stringify({ name: `merchant-${name}`, version: "1.0.0", private: true, type: "commonjs" }, null, 2)}\n`
-        )
-        for (const [file, text] of Object.entries(files(registry.url))) writeFileSync(join(dir, file), text)
-        const started = Date.now()
-        const installed = await run(install[0]!, install.slice(1), { cwd: dir, env: merchant, timeoutMs: 900_000 })
-        const seconds = ((Date.now() - started) / 1000).toFixed(1)
-        expect(installed.code, `${installed.stdout}\n${installed.stderr}`).toBe(0)
-        timings.push(`  ${name}: ${seconds} s (${install.join(" ")})`)
+        await install(manager, dir, PACKAGES)
 
         // Nothing compiled: better-sqlite3 is an optional peer, so none is installed, and no addon built.
         expect(existsSync(join(dir, "node_modules/better-sqlite3"))).toBe(false)
@@ -213,6 +232,66 @@ describe("a merchant's project on Node 24", () => {
           mock.kill("SIGKILL")
         }
         expect(existsSync(join(dir, "mock.sqlite"))).toBe(true)
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    }
+  )
+})
+
+describe("the client README's install line in a merchant's empty project on Node 24", () => {
+  let mock: Awaited<ReturnType<typeof startMock>>
+  beforeAll(async () => {
+    mock = await startMock({ environment: "sandbox" })
+  })
+  afterAll(async () => {
+    await mock?.close()
+  })
+
+  it("is @pc/client @pc/crypto-node and the Effect 3 peers, pinned", () => {
+    expect(CLIENT_PACKAGES).toEqual(["@pc/client", "@pc/crypto-node", "effect@^3.22.4", "@effect/platform@^0.97.2"])
+  })
+
+  it.each(managers)(
+    "$name: installs it; one effect@3 for the client, @effect/platform and the project; the Effect and Promise examples reach a verified order.paid",
+    async (manager) => {
+      const dir = emptyProject(manager, "client")
+      try {
+        await install(manager, dir, CLIENT_PACKAGES)
+        // One copy of effect: the one the project imports is the one the client and the platform import.
+        writeFileSync(
+          join(dir, "effect-copies.mjs"),
+          `import { createRequire } from "node:module"
+import { realpathSync } from "node:fs"
+const project = createRequire(import.meta.url)
+const from = (name) => createRequire(realpathSync(project.resolve(name + "/package.json")))
+const effect = (require) => realpathSync(require.resolve("effect/package.json"))
+const copies = new Set([effect(project), effect(from("@pc/client")), effect(from("@effect/platform"))])
+console.log(copies.size, ...[...copies].map((file) => project(file).version))
+`
+        )
+        const copies = await run("node", ["effect-copies.mjs"], { cwd: dir, env: merchant, timeoutMs: 60_000 })
+        expect(copies.code, copies.stderr).toBe(0)
+        expect(copies.stdout.trim()).toMatch(/^1 3\.\d+\.\d+$/)
+
+        const platformKey = (await platformKeyPems(mock))[1]!
+        for (const { name, code } of blocksOf(CLIENT_README, "example")) {
+          writeFileSync(join(dir, `example-${name}.mts`), code)
+          const example = await run("node", [`example-${name}.mts`], {
+            cwd: dir,
+            env: {
+              ...merchant,
+              PC_BASE_URL: mock.url,
+              PC_PRIVATE_KEY: testMerchantPrivateKeyPem(),
+              PC_PLATFORM_KEY: platformKey,
+              PORT: String(await freePort())
+            },
+            timeoutMs: 120_000
+          })
+          const output = `${name}: exit ${example.code}\n${example.stdout}\n${example.stderr}`
+          expect(example.code, output).toBe(0)
+          expect(example.stdout + example.stderr, output).toMatch(/callback verified:? .*order\.paid/)
+        }
       } finally {
         await rm(dir, { recursive: true, force: true })
       }

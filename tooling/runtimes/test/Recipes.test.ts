@@ -90,6 +90,15 @@ describe("client README callback recipes", () => {
     for (const code of recipes.values()) expect(code.split("\n").length).toBeLessThan(25)
   })
 
+  it("answer every refusal with answerFor(error), the statuses the ready-made handlers send", () => {
+    for (const [name, code] of recipes) {
+      if (name === "verifier") continue
+      expect(code, name).toContain('import { answerFor } from "@pc/client/promise"')
+      expect(code, name).toMatch(/const answer = answerFor\(error\)/)
+      expect(code, name).not.toMatch(/nodeCallbackHandler|handleCallbackRequest/)
+    }
+  })
+
   it("type-check under the repository's strict settings", async () => {
     const tsconfig = join(dir, "tsconfig.json")
     writeFileSync(

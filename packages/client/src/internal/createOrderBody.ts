@@ -21,11 +21,18 @@ const localInvalid = (field: string, message: string) =>
     requestId: undefined
   })
 
+/** A checked create-order input: the bytes that are signed and sent, and the amount as sent. */
+export interface EncodedCreateOrder {
+  readonly body: Uint8Array
+  /** The canonical amount string (`"10.50"`), as the service stores and compares it. */
+  readonly amount: string
+}
+
 /**
  * Checks a create-order input and serialises it once, to the exact bytes that are signed and sent.
  * The amount becomes the canonical string for the currency (`10.5` USD is `"10.50"`).
  */
-export const encodeCreateOrder = (input: CreateOrderInput): Either.Either<Uint8Array, InvalidRequest> => {
+export const encodeCreateOrder = (input: CreateOrderInput): Either.Either<EncodedCreateOrder, InvalidRequest> => {
   const orderId = decodeOrderId(input?.orderId)
   if (Either.isLeft(orderId)) {
     const issue = ParseResult.ArrayFormatter.formatErrorSync(orderId.left)[0]
@@ -39,5 +46,8 @@ export const encodeCreateOrder = (input: CreateOrderInput): Either.Either<Uint8A
       localInvalid(amount.error.reason === "UnknownCurrency" ? "currency" : "amount", amount.error.message)
     )
   }
-  return Either.right(utf8(JSON.stringify({ orderId: orderId.right, amount: amount.amount, currency: input.currency })))
+  return Either.right({
+    body: utf8(JSON.stringify({ orderId: orderId.right, amount: amount.amount, currency: input.currency })),
+    amount: amount.amount
+  })
 }

@@ -136,7 +136,14 @@ const INVALID_REQUEST_CODES: ReadonlySet<string> = new Set<InvalidRequestCode>([
  */
 export const classifyCreateOrder = (
   facts: ResponseFacts,
-  context: { readonly nowMs: number; readonly keyVersion: number; readonly orderId: string }
+  context: {
+    readonly nowMs: number
+    readonly keyVersion: number
+    readonly orderId: string
+    /** The canonical amount and the currency this call asked for: what a `duplicateOrder` refused. */
+    readonly amount: string
+    readonly currency: string
+  }
 ): Either.Either<Wire.CreateOrderResult, AttemptFailure> => {
   const requestId = facts.headers["x-request-id"]
   const retryAfterMs = parseRetryAfter(facts.headers["retry-after"], context.nowMs, facts.headers.date)
@@ -209,9 +216,11 @@ export const classifyCreateOrder = (
     return fail(
       new DuplicateOrder({
         message:
-          `orderId ${JSON.stringify(context.orderId)} was already used with a different amount or currency: ` +
-          `${serverMessage || code}${serverSuffix(requestId)}`,
+          `orderId ${JSON.stringify(context.orderId)} was already used with a different amount or currency than ` +
+          `${context.amount} ${context.currency}: ${serverMessage || code}${serverSuffix(requestId)}`,
         orderId: context.orderId,
+        amount: context.amount,
+        currency: context.currency,
         serverMessage,
         status: facts.status,
         requestId

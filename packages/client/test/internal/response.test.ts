@@ -41,7 +41,13 @@ describe("excerpt", () => {
 })
 
 describe("classifyCreateOrder", () => {
-  const context = { nowMs: Date.parse("2026-11-21T08:00:00Z"), keyVersion: 1, orderId: "M-1" }
+  const context = {
+    nowMs: Date.parse("2026-11-21T08:00:00Z"),
+    keyVersion: 1,
+    orderId: "M-1",
+    amount: "10.00",
+    currency: "USD"
+  }
   const classify = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     classifyCreateOrder({ status, headers, text: typeof body === "string" ? body : JSON.stringify(body) }, context)
   const tagOf = (result: ReturnType<typeof classify>) => (Either.isLeft(result) ? result.left.error._tag : "Right")

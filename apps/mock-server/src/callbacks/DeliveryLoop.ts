@@ -17,6 +17,7 @@ import type { ExpirySweep } from "./ExpirySweep.js"
 import { leaseUntil, type Leases } from "./Leases.js"
 import { type EndedAttempts, RECORD_WAIT_MS, recordNow } from "./Outcomes.js"
 import type { Wakeup } from "./Wakeup.js"
+import type { OutOfOrder } from "./CallbackFaults.js"
 
 /** What the loop works with: each idea's state, and the effects that act on it. */
 export interface LoopDeps {
@@ -32,6 +33,8 @@ export interface LoopDeps {
   readonly recordEnded: Effect.Effect<void, SqlError>
   /** Where attempts run: they end with the dispatcher's scope. */
   readonly fibers: FiberSet.FiberSet
+  /** The callback fault `outOfOrder` (CallbackFaults.ts); claims go out as claimed when absent. */
+  readonly outOfOrder?: OutOfOrder | undefined
 }
 
 /** Claims due rows for the free slots, each merchant's less those it has in flight. */
@@ -42,7 +45,11 @@ const claim = (deps: LoopDeps, nowMs: number, leasedUntilMs: number, room: numbe
       nowMs,
       leasedUntilMs,
       // Limits read now, not at the tick's start: an attempt's time on the wire counts to this moment.
-      leases.claimOptions(room, START_IN_FLIGHT_PER_MERCHANT, speeds.limits(deps.attempts.nowMs()))
+      leases.claimOptions(
+        room,
+        deps.outOfOrder?.perMerchant() ?? START_IN_FLIGHT_PER_MERCHANT,
+        speeds.limits(deps.attempts.nowMs())
+      )
     )
     leases.claimedFrom(claimed, room, (appKey) => speeds.limitOf(appKey, nowMs))
     return claimed
@@ -106,7 +113,7 @@ export const makeTick = (deps: LoopDeps): Effect.Effect<void> => {
     const claimed = room > 0 && leases.claimNeeded ? yield* claim(deps, nowMs, leasedUntilMs, room) : []
     if (claimed.length > 0) {
       leases.take(claimed, leasedUntilMs)
-      yield* start(deps, claimed, leasedUntilMs)
+      yield* start(deps, deps.outOfOrder === undefined ? claimed : yield* deps.outOfOrder.order(claimed), leasedUntilMs)
     }
     // What is due now but was not started waits for an attempt to end (each end wakes the loop),
     // and new work from this process wakes it too (a move, a resend, a notify URL): the timer is

@@ -119,7 +119,16 @@ export const makeTick = (deps: LoopDeps): Effect.Effect<void> => {
     // and new work from this process wakes it too (a move, a resend, a notify URL): the timer is
     // only for what falls due later (a retry's backoff, an order's expiry, a lease running out),
     // and at most callbackPollMs for what only the database knows (another replica's moves).
-    if (nowMs >= leases.dueAtMs) leases.dueAtMs = (yield* deps.store.nextDeliveryAt(nowMs)) ?? Number.POSITIVE_INFINITY
+    if (nowMs >= leases.dueAtMs) {
+      // Kept if learned while the query runs (a callback delayed by a fault, Dispatcher.ts): that
+      // row may have been committed after the query read.
+      leases.dueAtMs = Number.POSITIVE_INFINITY
+      const next = yield* deps.store.nextDeliveryAt(nowMs).pipe(
+        // Not read: read again on the next turn.
+        Effect.onError(() => Effect.sync(() => leases.forgetDue()))
+      )
+      leases.dueAtMs = Math.min(leases.dueAtMs, next ?? Number.POSITIVE_INFINITY)
+    }
     const before = yield* Clock.currentTimeMillis
     const soonest = Math.min(
       readAtMs + timing.callbackPollMs,

@@ -44,7 +44,7 @@ const set = Command.make(
   )
 ).pipe(
   Command.withDescription(
-    'Replace the whole fault setting (the same seed and requests give the same faults).\nExample: npx pc faults set \'{"seed":7,"createOrder":{"lostResponseRate":0.3}}\''
+    'Replace the whole fault setting (the same seed and requests give the same faults); replicas on one PostgreSQL database share it.\nCallbacks: {"callbacks":{"duplicateRate":0.5,"delayMs":[800,1200],"outOfOrder":true}}\nExample: npx pc faults set \'{"seed":7,"createOrder":{"lostResponseRate":0.3}}\''
   )
 )
 

@@ -474,7 +474,12 @@ export class FaultsMenu extends HttpApiGroup.make("faults")
             "the order and answers internalError (a retry with the same orderId returns it); `timeoutRate` stores it and " +
             "holds the connection 30 s, then closes it; `delayMs` [min, max] delays the answer. A faulted answer carries " +
             "`X-Mock-Fault: <name>`, and each fault is a `fault` event on `/dev/events`. `/dev/`, `/h5/`, `/healthz` and " +
-            "the documents are never faulted. The same seed and the same requests give the same faults."
+            "the documents are never faulted. Callbacks: `duplicateRate` delivers an acknowledged callback again (same " +
+            "`eventId`, signed afresh); `delayMs` [min, max] delays each callback's first attempt (a clock advance past it " +
+            "sends it at once); `outOfOrder` sends callbacks that are due together in a shuffled order, never one order's " +
+            "out of their order; each is a `fault` event too. The same seed and the same requests give the same faults. " +
+            "The setting is stored: replicas on one PostgreSQL database share it (each keeps its own PRNG, started again " +
+            "from the seed when it takes a setting in)."
         })
       )
   )

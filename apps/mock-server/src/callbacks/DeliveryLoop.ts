@@ -20,6 +20,7 @@ import type { ExpirySweep } from "./ExpirySweep.js"
 import { leaseUntil, type Leases } from "./Leases.js"
 import { type EndedAttempts, RECORD_WAIT_MS, recordNow } from "./Outcomes.js"
 import type { Wakeup } from "./Wakeup.js"
+import type { OutOfOrder } from "./CallbackFaults.js"
 
 /**
  * A failed turn: the database away (a PostgreSQL restart) is the outage's, logged once for the
@@ -55,6 +56,8 @@ export interface LoopDeps {
   readonly recordEnded: Effect.Effect<void, SqlError>
   /** Where attempts run: they end with the dispatcher's scope. */
   readonly fibers: FiberSet.FiberSet
+  /** The callback fault `outOfOrder` (CallbackFaults.ts); claims go out as claimed when absent. */
+  readonly outOfOrder?: OutOfOrder | undefined
 }
 
 /** Claims due rows for the free slots, each merchant's less those it has in flight. */
@@ -65,7 +68,11 @@ const claim = (deps: LoopDeps, nowMs: number, leasedUntilMs: number, room: numbe
       nowMs,
       leasedUntilMs,
       // Limits read now, not at the tick's start: an attempt's time on the wire counts to this moment.
-      leases.claimOptions(room, START_IN_FLIGHT_PER_MERCHANT, speeds.limits(deps.attempts.nowMs()))
+      leases.claimOptions(
+        room,
+        deps.outOfOrder?.perMerchant() ?? START_IN_FLIGHT_PER_MERCHANT,
+        speeds.limits(deps.attempts.nowMs())
+      )
     )
     leases.claimedFrom(claimed, room, (appKey) => speeds.limitOf(appKey, nowMs))
     return claimed
@@ -129,13 +136,22 @@ export const makeTick = (deps: LoopDeps): Effect.Effect<void> => {
     const claimed = room > 0 && leases.claimNeeded ? yield* claim(deps, nowMs, leasedUntilMs, room) : []
     if (claimed.length > 0) {
       leases.take(claimed, leasedUntilMs)
-      yield* start(deps, claimed, leasedUntilMs)
+      yield* start(deps, deps.outOfOrder === undefined ? claimed : yield* deps.outOfOrder.order(claimed), leasedUntilMs)
     }
     // What is due now but was not started waits for an attempt to end (each end wakes the loop),
     // and new work from this process wakes it too (a move, a resend, a notify URL): the timer is
     // only for what falls due later (a retry's backoff, an order's expiry, a lease running out),
     // and at most callbackPollMs for what only the database knows (another replica's moves).
-    if (nowMs >= leases.dueAtMs) leases.dueAtMs = (yield* deps.store.nextDeliveryAt(nowMs)) ?? Number.POSITIVE_INFINITY
+    if (nowMs >= leases.dueAtMs) {
+      // Kept if learned while the query runs (a callback delayed by a fault, Dispatcher.ts): that
+      // row may have been committed after the query read.
+      leases.dueAtMs = Number.POSITIVE_INFINITY
+      const next = yield* deps.store.nextDeliveryAt(nowMs).pipe(
+        // Not read: read again on the next turn.
+        Effect.onError(() => Effect.sync(() => leases.forgetDue()))
+      )
+      leases.dueAtMs = Math.min(leases.dueAtMs, next ?? Number.POSITIVE_INFINITY)
+    }
     const before = yield* Clock.currentTimeMillis
     const soonest = Math.min(
       readAtMs + timing.callbackPollMs,

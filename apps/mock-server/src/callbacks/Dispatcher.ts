@@ -23,7 +23,7 @@ import type { NotFound } from "../store/StoreError.js"
 import { Store } from "../store/Store.js"
 import { Self } from "../config/UrlRule.js"
 import { type AttemptDeps, OnTheWire } from "./Attempt.js"
-import { makeDuplicator } from "./CallbackFaults.js"
+import { makeDuplicator, makeOutOfOrder } from "./CallbackFaults.js"
 import { makeTick } from "./DeliveryLoop.js"
 import { fastAnswerMs, makeEndpointSpeeds } from "./EndpointSpeeds.js"
 import { ExpirySweep } from "./ExpirySweep.js"
@@ -125,15 +125,29 @@ export const make: Effect.Effect<
       Effect.ignore(recordEnded)
     )
   )
-  const tick = makeTick({ timing: config, store, speeds, leases, wakeup, ended, sweep, attempts, recordEnded, fibers })
+  const tick = makeTick({
+    timing: config,
+    store,
+    speeds,
+    leases,
+    wakeup,
+    ended,
+    sweep,
+    attempts,
+    recordEnded,
+    fibers,
+    ...(faults === undefined ? {} : { outOfOrder: makeOutOfOrder({ faults, publish }) })
+  })
   yield* Effect.forkScoped(Effect.forever(tick))
   // A create falls due at its expiry, usually long after the loop's next wake-up: waking the loop
   // (its queries) on every create would make each create pay for them, so only earlier work wakes it.
   // While the loop works any change wakes it again, so that nothing committed after its queries
   // waits for the next poll. Plain, not an Effect: a create calls it without a fiber, and only a
   // wake-up needs one.
-  yield* orders.onChange((dueAtMs, changedMs) => {
+  yield* orders.onChange((dueAtMs, changedMs, what) => {
     if (dueAtMs <= changedMs) leases.needClaim()
+    // A callback whose first attempt a fault delays (domain/Faults.ts) falls due like a retry.
+    else if (what === "delivery") leases.dueAtMs = Math.min(leases.dueAtMs, dueAtMs)
     else sweep.learn(dueAtMs)
     return wakeup.wakesFor(dueAtMs) ? wakeup.wake : undefined
   })

@@ -39,9 +39,20 @@ export const FaultSetting = Schema.Struct({
   ),
   callbacks: Schema.optional(
     Schema.Struct({
-      duplicateRate: Schema.optional(Rate),
-      delayMs: Schema.optional(DelayRange),
-      outOfOrder: Schema.optional(Schema.Boolean)
+      duplicateRate: Schema.optional(
+        Rate.annotations({
+          description: "an acknowledged callback is delivered again: the same eventId, signed afresh with a new X-R-Ts"
+        })
+      ),
+      delayMs: Schema.optional(
+        DelayRange.annotations({ description: "[min, max] milliseconds the first attempt of each callback waits" })
+      ),
+      outOfOrder: Schema.optional(
+        Schema.Boolean.annotations({
+          description:
+            "callbacks due together go out in a seeded shuffled order (different orders only: one order's keep theirs)"
+        })
+      )
     })
   )
 }).annotations({

@@ -1,6 +1,7 @@
 /**
- * `GET/PUT/DELETE /dev/faults`: the fault setting of this process (domain/Faults.ts). A group of its
- * own, so the developer menu's handlers stay as they are.
+ * `GET/PUT/DELETE /dev/faults`: the fault setting (domain/Faults.ts), stored so that replicas on
+ * PostgreSQL share it (domain/SharedFaults.ts). A group of its own, so the developer menu's handlers
+ * stay as they are.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
@@ -10,6 +11,8 @@ import { MockConfig } from "../config/Config.js"
 import { FaultSetting } from "../config/Faults.js"
 import { decodeBody } from "../domain/DecodeBody.js"
 import { Faults } from "../domain/Faults.js"
+import { adoptStored, putShared } from "../domain/SharedFaults.js"
+import { Store } from "../store/Store.js"
 import { jsonObjectBody } from "../server/Body.js"
 import { served } from "./Served.js"
 
@@ -18,16 +21,13 @@ export const FaultsHandlers = HttpApiBuilder.group(MockApi, "faults", (handlers)
   Effect.gen(function* () {
     const config = yield* MockConfig
     const faults = yield* Faults
-    const set = (setting: FaultSetting) =>
-      Effect.sync(() => {
-        faults.set(setting)
-        return S.success(faults.setting())
-      })
+    const store = yield* Store
+    const set = (setting: FaultSetting) => Effect.map(putShared(store, faults, setting), S.success)
     return handlers
-      .handle("getFaults", () => Effect.sync(() => S.success(faults.setting())))
+      .handle("getFaults", () => served(Effect.map(adoptStored(store, faults), S.success)))
       .handleRaw("setFaults", () =>
         served(Effect.flatMap(Effect.flatMap(jsonObjectBody(config.bodyLimitBytes), decodeBody(FaultSetting)), set))
       )
-      .handle("clearFaults", () => set({}))
+      .handle("clearFaults", () => served(set({})))
   })
 )

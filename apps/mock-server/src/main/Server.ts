@@ -49,6 +49,7 @@ import { DevHandlers } from "../handlers/Dev.js"
 import { ClockHandlers } from "../handlers/Clock.js"
 import { FaultsHandlers } from "../handlers/Faults.js"
 import { Faults, makeFaults } from "../domain/Faults.js"
+import { shareFaults } from "../domain/SharedFaults.js"
 import { AuditHandlers } from "../handlers/Audit.js"
 import { ServiceHandlers } from "../handlers/Service.js"
 import { isPostgresUrl } from "../store/Database.js"
@@ -102,6 +103,7 @@ const servicesLayer = (
       )
       const stored = Context.merge(given, yield* Layer.build(storageLayer(config)))
       yield* Effect.provide(bootstrap(config), stored)
+      yield* Effect.provide(shareFaults, stored)
       const withOrders = Context.add(stored, Orders, yield* Effect.provide(Orders.make, stored))
       const withKeys = Context.add(withOrders, PlatformKeys, yield* Effect.provide(PlatformKeys.make, withOrders))
       const withAuth = Context.add(withKeys, MerchantAuth, yield* Effect.provide(MerchantAuth.make, withKeys))

@@ -33,6 +33,8 @@ export interface DeliveryDraft {
   readonly eventType: Wire.CallbackEventType
   readonly body: string
   readonly nowMs: number
+  /** When its first attempt is due: `nowMs` unless a callback fault delays it (domain/Faults.ts). */
+  readonly dueAtMs?: number | undefined
 }
 
 /** What a delivery's next state is after an attempt. */
@@ -172,7 +174,7 @@ export interface DeliveryStore {
 }
 
 /**
- * Records a delivery of the order's callback as pending and due at `draft.nowMs`, created at
+ * Records a delivery of the order's callback as pending and due at `draft.dueAtMs` (else `draft.nowMs`), created at
  * `createdAt` (inside the caller's transaction: an order's move and its callback are written
  * together, see the order store).
  */
@@ -185,7 +187,7 @@ export const insertDelivery = (
   sql`INSERT INTO deliveries
   (id, order_sn, app_key, event_id, event_type, body, status, attempt_count, next_attempt_at_ms, created_at, created_at_ms)
   VALUES (${draft.id}, ${order.orderSn}, ${order.appKey}, ${draft.eventId}, ${draft.eventType}, ${draft.body},
-    'pending', 0, ${draft.nowMs}, ${createdAt}, ${draft.nowMs})`.pipe(Effect.asVoid)
+    'pending', 0, ${draft.dueAtMs ?? draft.nowMs}, ${createdAt}, ${draft.nowMs})`.pipe(Effect.asVoid)
 
 /** Makes a merchant's deliveries that wait for a later attempt due at `nowMs` (a new notify URL). */
 export const makeDueNow = (sql: SqlClient.SqlClient, appKey: string, nowMs: number) =>

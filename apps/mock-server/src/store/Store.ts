@@ -14,6 +14,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type ClockStore, makeClockStore } from "./ClockStore.js"
+import { type FaultStore, makeFaultStore } from "./FaultStore.js"
 import { isPostgresUrl, openSqlite, postgresDatabase } from "./Database.js"
 import { type DeliveryStore, makeDeliveryStore } from "./DeliveryStore.js"
 import { type MerchantStore, makeMerchantStore } from "./MerchantStore.js"
@@ -24,7 +25,13 @@ import { EnvironmentMismatch } from "./StoreError.js"
 import type { DriverName } from "./SqliteDriver.js"
 
 /** What the store offers: each aggregate's operations, and the database's binding to an environment. */
-export interface StoreService extends MerchantStore, OrderStore, DeliveryStore, PlatformKeyStore, ClockStore {
+export interface StoreService
+  extends MerchantStore,
+    OrderStore,
+    DeliveryStore,
+    PlatformKeyStore,
+    ClockStore,
+    FaultStore {
   /** Whether other processes share this database (PostgreSQL replicas): then nothing may be cached. */
   readonly shared: boolean
 
@@ -71,7 +78,8 @@ export class Store extends Context.Tag("@pc/mock-server/Store")<Store, StoreServ
         ...(yield* makeOrderStore),
         ...(yield* makeDeliveryStore),
         ...(yield* makePlatformKeyStore),
-        ...(yield* makeClockStore)
+        ...(yield* makeClockStore),
+        ...(yield* makeFaultStore)
       }
     })
 

@@ -10,12 +10,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { randomInt, randomUUID } from "node:crypto"
 import { MockConfig } from "../../config/Config.js"
 import { eventPublisher, eventPublisherNow } from "../../events/MockEvents.js"
 import { paramErrorOf } from "../DecodeBody.js"
+import { Faults } from "../Faults.js"
 import { ApiError, notFound, paramError } from "../ApiError.js"
 import type * as Step from "../Step.js"
 import { isoDay } from "../../store/IsoTime.js"
@@ -96,7 +98,12 @@ export interface CreateAnswer {
  * Hears of every committed create and move, with when the new work falls due and the time of the
  * change; returns what it must still do (wake a sleeping loop) as an Effect, or `undefined`.
  */
-export type ChangeListener = (dueAtMs: number, nowMs: number) => Effect.Effect<unknown> | undefined
+export type ChangeListener = (
+  dueAtMs: number,
+  nowMs: number,
+  /** What falls due: an order's expiry, or a callback's first attempt delayed by a fault. */
+  what?: "expiry" | "delivery"
+) => Effect.Effect<unknown> | undefined
 
 /** The orders of the mock: creating them (idempotently) and moving them to a final state. */
 export interface OrdersService {
@@ -122,14 +129,20 @@ export const make: Effect.Effect<OrdersService, never, MockConfig | Store | Publ
   const publish = yield* eventPublisher
   const publishNow = yield* eventPublisherNow
   const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+  // Callback faults on purpose (domain/Faults.ts), when the mock was given the service.
+  const faults = Option.getOrUndefined(yield* Effect.serviceOption(Faults))
   // Replaced whole on each onChange, never mutated: a create reads it without a fiber step.
   let listeners: ReadonlyArray<ChangeListener> = []
 
   /** Tells the listeners that something falls due at `dueAtMs`; what they must still do, if anything. */
-  const changed = (dueAtMs: number, nowMs: number): Effect.Effect<void> | undefined => {
+  const changed = (
+    dueAtMs: number,
+    nowMs: number,
+    what: "expiry" | "delivery" = "expiry"
+  ): Effect.Effect<void> | undefined => {
     const pending: Array<Effect.Effect<unknown>> = []
     for (const listener of listeners) {
-      const work = listener(dueAtMs, nowMs)
+      const work = listener(dueAtMs, nowMs, what)
       if (work !== undefined) pending.push(work)
     }
     return pending.length === 0 ? undefined : Effect.all(pending, { discard: true })
@@ -190,15 +203,20 @@ export const make: Effect.Effect<OrdersService, never, MockConfig | Store | Publ
   const move = (orderSn: string, to: "PAID" | "FAILED" | "EXPIRED") =>
     Effect.gen(function* () {
       const nowMs = yield* Clock.currentTimeMillis
+      // A callback fault's delay of the first attempt (domain/Faults.ts), drawn with the move.
+      let delayMs = 0
       const order = yield* store
         .moveOrder(orderSn, to, nowMs, (moved) => {
           const eventId = `evt_${randomUUID()}`
+          const id = `dlv_${randomUUID()}`
+          delayMs = faults === undefined ? 0 : faults.callbackQueued({ deliveryId: id, orderSn })
           return {
-            id: `dlv_${randomUUID()}`,
+            id,
             eventId,
             eventType: EVENT_TYPE[to],
             body: callbackBody(eventId, moved),
-            nowMs
+            nowMs,
+            dueAtMs: nowMs + delayMs
           }
         })
         .pipe(
@@ -208,9 +226,19 @@ export const make: Effect.Effect<OrdersService, never, MockConfig | Store | Publ
               Effect.fail(paramError(`order ${orderSn} is already ${e.status}; final states do not move`))
           })
         )
-      const wake = changed(nowMs, nowMs)
+      const wake = changed(nowMs + delayMs, nowMs, "delivery")
       if (wake !== undefined) yield* wake
       yield* publish({ type: "order.moved", orderSn, status: to })
+      if (delayMs > 0) {
+        yield* publish({
+          type: "fault",
+          name: "delay",
+          route: "callback",
+          orderId: order.outerOrder,
+          requestId: null,
+          delayMs
+        })
+      }
       return order
     })
 

@@ -15,11 +15,15 @@ export default mergeConfig(
           "test/Replicas.test.ts": ["postgresql"],
           "test/DatabaseRestart.test.ts": ["postgresql"],
           "test/FaultsReplicas.test.ts": ["postgresql"],
+          "test/ClockReplicas.test.ts": ["postgresql"],
+          "test/Secrets.test.ts": ["postgresql"],
           "test/Checkout.test.ts": ["chromium"],
           "test/CheckoutLayout.test.ts": ["chromium"],
           "test/Dashboard.test.ts": ["chromium"],
           "test/AuditDashboard.test.ts": ["chromium"],
-          "test/Docs.test.ts": ["chromium"]
+          "test/Docs.test.ts": ["chromium"],
+          "test/ClockDashboard.test.ts": ["chromium"],
+          "test/CrossSite.test.ts": ["chromium"]
         })
       ],
       testTimeout: 30_000,

@@ -73,4 +73,31 @@ describe("the dashboard's clock", () => {
     expect(outside).toEqual([])
     await page.context().close()
   }, 60_000)
+
+  it("shows the fault setting in force and each callback fault as it happens, and the setting cleared", async () => {
+    const { page, outside } = await guardedPage(browser, { width: 1280, height: 900 })
+    await page.goto(mock.url)
+    await page.locator('[data-testid="live"][data-state="live"]').waitFor()
+    await expect.poll(() => page.getByTestId("fault-setting").textContent()).toMatch(/^none/)
+    const setting = { seed: 4, callbacks: { delayMs: [200, 200], duplicateRate: 1 } }
+    await dev(mock.url, "PUT", "/dev/faults", setting)
+    await expect
+      .poll(async () => JSON.parse((await page.getByTestId("fault-setting").textContent()) ?? "null"))
+      .toEqual(setting)
+    const orderId = `fault-callback-dash-${Date.now()}`
+    const created = await createOrder(mock.url, JSON.stringify({ orderId, amount: "2.00", currency: "USD" }))
+    const { orderSn } = created.json.data as Wire.CreateOrderResult
+    await dev(mock.url, "POST", `/dev/orders/${orderSn}/pay`)
+    // Delayed by 200 ms, then sent again after it was acknowledged.
+    await receiver.waitFor(2, (request) => orderSnOf(request) === orderSn, 10_000)
+    const faults = page.getByTestId("callback-faults")
+    await faults.locator('[data-name="delay"]', { hasText: orderId }).waitFor()
+    await faults.locator('[data-name="duplicate"]').first().waitFor()
+    expect(await faults.locator('[data-name="delay"]').first().textContent()).toContain("200 ms")
+    await dev(mock.url, "DELETE", "/dev/faults")
+    await expect.poll(() => page.getByTestId("fault-setting").textContent()).toMatch(/^none/)
+    await screenshot(page, "dashboard-faults")
+    expect(outside).toEqual([])
+    await page.context().close()
+  }, 60_000)
 })

@@ -172,6 +172,11 @@ export const dashboardPage = (environment: string): string => `<!doctype html>
       <div class="row between"><h2 id="clock-title">Clock</h2><button id="advance-clock" type="button" class="small" data-action="advance-clock">+30 min</button></div>
       <p id="clock" class="muted" data-testid="clock"></p>
     </section>
+    <section class="card" aria-labelledby="faults-title">
+      <h2 id="faults-title">Faults</h2>
+      <p id="fault-setting" class="muted" data-testid="fault-setting"></p>
+      <ul id="callback-faults" class="small" data-testid="callback-faults"></ul>
+    </section>
     <section class="card" aria-labelledby="merchants-title">
       <h2 id="merchants-title">Merchants</h2>
       <div id="merchants"></div>

@@ -577,9 +577,35 @@ export function dashboardMain(lib: DashboardLib): void {
     showClock(await api<{ readonly now: string; readonly offsetMs: number }>("GET", "dev/clock"))
   }
 
+  // The faults on purpose (CONTRACT.md "Faults and time"): the setting in force, and the callback
+  // faults as they happen (a create-order's fault marks its row in the request log instead).
+  const showFaultSetting = (setting: Record<string, unknown>): void => {
+    byId("fault-setting").textContent =
+      Object.keys(setting).length === 0 ? "none: the mock answers as the service does" : JSON.stringify(setting)
+  }
+  const loadFaults = async (): Promise<void> => {
+    showFaultSetting(await api<Record<string, unknown>>("GET", "dev/faults"))
+  }
+  const addCallbackFault = (event: Extract<MockEvent, { readonly type: "fault" }>): void => {
+    const list = byId("callback-faults")
+    list.prepend(
+      el(
+        "li",
+        { "data-testid": "callback-fault", "data-name": event.name },
+        badge(event.name, "warn"),
+        event.name === "delay" ? ` ${event.delayMs} ms` : "",
+        event.orderId === null ? "" : el("code", {}, ` ${event.orderId}`),
+        " ",
+        time(event.at)
+      )
+    )
+    while (list.children.length > lib.maxLogRows) list.lastElementChild?.remove()
+  }
+
   const loadAll = async (): Promise<void> => {
     await Promise.all([
       loadClock(),
+      loadFaults(),
       loadOrders(),
       api<ReadonlyArray<Delivery>>("GET", `dev/callbacks?limit=${lib.listLimit * 2}`).then(setDeliveries),
       loadMerchants(),
@@ -654,7 +680,8 @@ export function dashboardMain(lib: DashboardLib): void {
         break
       case "fault":
         // Published before its request's answer: the request's row, next, shows it.
-        if (event.requestId !== null) faultsByRequest.set(event.requestId, event.name)
+        if (event.route === "callback") addCallbackFault(event)
+        else if (event.requestId !== null) faultsByRequest.set(event.requestId, event.name)
         if (faultsByRequest.size > lib.maxLogRows) faultsByRequest.delete(faultsByRequest.keys().next().value!)
         return
       case "request":
@@ -664,6 +691,8 @@ export function dashboardMain(lib: DashboardLib): void {
           dirtyMerchants = true
           schedule()
         }
+        // A new fault setting (from a test, pc faults, or another tab) shows at once.
+        if (event.method !== "GET" && event.path === "/dev/faults") void loadFaults().catch(() => undefined)
         return
     }
     schedule()

@@ -14,6 +14,7 @@ export default mergeConfig(
           "test/Store.test.ts": ["postgresql"],
           "test/Replicas.test.ts": ["postgresql"],
           "test/DatabaseRestart.test.ts": ["postgresql"],
+          "test/DatabaseStart.test.ts": ["postgresql"],
           "test/Checkout.test.ts": ["chromium"],
           "test/CheckoutLayout.test.ts": ["chromium"],
           "test/Dashboard.test.ts": ["chromium"],

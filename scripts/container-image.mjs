@@ -59,8 +59,15 @@ export const prepareContext = () => {
   }
 }
 
+/** The id of the image `tag` names, or undefined where there is none. */
+const imageId = (engine, tag) => {
+  const result = spawnSync(engine, ["image", "inspect", "--format", "{{.Id}}", tag], { encoding: "utf8" })
+  return result.status === 0 ? result.stdout.trim() : undefined
+}
+
 /** Builds the image from the Containerfile; resolves what .container/image.json records. */
 export const buildImage = (engine, tag = imageTag()) => {
+  const previous = imageId(engine, tag)
   prepareContext()
   const started = Date.now()
   const extra = (process.env.PC_IMAGE_BUILD_ARGS ?? "").split(" ").filter((arg) => arg !== "")
@@ -73,6 +80,8 @@ export const buildImage = (engine, tag = imageTag()) => {
   })
     .trim()
     .split(" ")
+  // A rebuild moves the tag: the image it named before would stay behind untagged, one per build.
+  if (previous !== undefined && previous !== id) spawnSync(engine, ["rmi", previous], { stdio: "ignore" })
   const record = { tag, version: cliVersion(), id, sizeBytes: Number(size), buildSeconds: seconds }
   writeFileSync(recordFile, `${JSON.stringify(record, null, 2)}\n`)
   console.log(`built ${tag}: ${id}, ${(Number(size) / 1e6).toFixed(0)} MB, in ${seconds.toFixed(1)} s`)

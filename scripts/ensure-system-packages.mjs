@@ -1,15 +1,15 @@
 // The tests use real servers and a real browser from Debian's packages: chromium, postgresql,
-// mariadb-server and redis-server (see tooling/servers/SystemPackages.mjs). On a machine where some
-// are missing and we may install packages (root with apt-get), install them (one apt-get update,
-// one install); otherwise stop with a message that says what to do. Nothing downloads a browser or a server of
-// its own.
+// mariadb-server, redis-server, and podman with buildah, runc, podman-compose and mmdebstrap (see
+// tooling/servers/SystemPackages.mjs). On a machine where some are missing and we may install
+// packages (root with apt-get), install them (one apt-get update, one install); otherwise stop with
+// a message that says what to do. Nothing downloads a browser or a server of its own.
 //
 // The tests start their own throwaway servers; the packages' system services must not run. Their
 // postinst scripts start them through invoke-rc.d, which asks /usr/sbin/policy-rc.d first: where
 // there is none (a container without Docker's, a VM), one that denies every start is put there for
 // the install and removed after, so that apt-get leaves no postgres, mariadbd or redis-server
-// running behind the tests. Their postinst scripts also enable the services at boot
-// (deb-systemd-helper makes the multi-user.target.wants links whatever policy-rc.d says): the links
+// running behind the tests (nor podman's API socket). Their postinst scripts also enable the
+// services at boot (deb-systemd-helper makes the multi-user.target.wants links whatever policy-rc.d says): the links
 // the install added are removed after it, so the machine boots as it did before.
 //
 // PC_NO_SYSTEM_PACKAGES=1 installs nothing: the suites that need a missing package are left out of

@@ -17,6 +17,7 @@ export default mergeConfig(
           "test/FaultsReplicas.test.ts": ["postgresql"],
           "test/ClockReplicas.test.ts": ["postgresql"],
           "test/Secrets.test.ts": ["postgresql"],
+          "test/DatabaseStart.test.ts": ["postgresql"],
           "test/Checkout.test.ts": ["chromium"],
           "test/CheckoutLayout.test.ts": ["chromium"],
           "test/Dashboard.test.ts": ["chromium"],

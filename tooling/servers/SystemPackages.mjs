@@ -26,7 +26,20 @@ export const systemPackages = [
     name: "redis-server",
     purpose: "the Redis replay guard",
     installed: () => redisServerPath() !== undefined
-  }
+  },
+  // The container image test (tooling/container): the Containerfile built and run with podman on
+  // runc, compose.yaml with podman-compose, the base images' stand-ins from mmdebstrap.
+  ...[
+    ["podman", "/usr/bin/podman", "the container image test: builds and runs the Containerfile"],
+    ["buildah", "/usr/bin/buildah", "the container image test: the image builder podman build uses"],
+    ["runc", "/usr/sbin/runc", "the container image test: the OCI runtime that works here"],
+    ["podman-compose", "/usr/bin/podman-compose", "the container image test: compose.yaml up and down"],
+    [
+      "mmdebstrap",
+      "/usr/bin/mmdebstrap",
+      "the container image test: Debian root filesystems for the base image stand-ins"
+    ]
+  ].map(([name, path, purpose]) => ({ name, purpose, installed: () => existsSync(path) }))
 ]
 
 export const missingSystemPackages = () => systemPackages.filter((pkg) => !pkg.installed())

@@ -14,11 +14,11 @@ afterEach(() => {
 })
 
 /** Runs `pc mock ...args` from the repository root; resolves its output so far and how it ended. */
-const pc = (args: ReadonlyArray<string>) => {
+const pc = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) => {
   const child = spawn(process.execPath, ["apps/cli/dist/bin.js", "mock", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NODE_OPTIONS: "" }
+    env: { ...process.env, NODE_OPTIONS: "", ...env }
   })
   children.add(child)
   let output = ""
@@ -100,6 +100,29 @@ describe("pc mock", () => {
     run.child.kill("SIGINT")
     expect(await run.exited).toEqual({ code: 0, signal: null })
     expect(run.output()).toContain("stopping the mock")
+  })
+
+  it("takes its address, database and token from PC_MOCK_* when the flags are not given, a flag winning", async () => {
+    const run = pc(["--db", ":memory:"], {
+      PC_MOCK_HOST: "127.0.0.1",
+      PC_MOCK_PORT: "0",
+      PC_MOCK_DB: "./never-this-file.sqlite",
+      PC_MOCK_PUBLIC_URL: "https://mock.example/team/",
+      PC_MOCK_DEV_TOKEN: "a-developer-token-from-the-environment"
+    })
+    const url = await listeningUrl(run)
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(url).not.toMatch(/:4010$/)
+    expect(run.output()).toContain("public URL:           https://mock.example/team\n")
+    expect(run.output()).toContain("database:             :memory:\n")
+    expect(run.output()).toContain("developer token:      a-developer-token-from-the-environment\n")
+    expect((await fetch(`${url}/dev/platform-keys`)).status).toBe(401)
+    const keys = await fetch(`${url}/dev/platform-keys`, {
+      headers: { authorization: "Bearer a-developer-token-from-the-environment" }
+    })
+    expect(keys.status).toBe(200)
+    run.child.kill("SIGTERM")
+    expect(await run.exited).toEqual({ code: 0, signal: null })
   })
 
   it("serves on when the reader of its output goes away (pc mock | head -3), and still stops cleanly", async () => {

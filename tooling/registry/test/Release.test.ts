@@ -106,7 +106,9 @@ describe("a release, published and installed by name", () => {
       ]),
       // changeset publish reads the scope's registry from the environment, npm from the npmrc.
       "npm_config_@pc:registry": registry.url,
-      npm_config_cache: cache
+      npm_config_cache: cache,
+      // The release's image (postrelease) has its own test, tooling/container: here, none is built.
+      PC_CONTAINER_ENGINE: "none"
     })
     // --no-git-tag: the release runs in this working copy, whose tags are not the test's to make.
     expect(Object.keys(PUBLIC).sort()).toEqual([

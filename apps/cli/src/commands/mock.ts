@@ -6,6 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Environment } from "@pc/core"
+import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -19,20 +20,34 @@ const env = Options.choice("env", Environment.environments).pipe(
   Options.withDefault(defaults.environment),
   Options.withDescription("the environment this process emulates")
 )
-const host = Options.text("host").pipe(Options.withDefault(defaults.host), Options.withDescription("address to bind"))
+// Where the mock runs, its storage and its token can also come from the environment (PC_MOCK_*): a
+// container image sets them once (0.0.0.0, a volume), and `docker run IMAGE mock --env production`
+// still gets them. A flag wins over its variable. The mock's token has its own name, not the client
+// commands' PC_DEV_TOKEN: a token a developer keeps in their shell for a shared mock must not lock
+// the developer menu of every local `pc mock` they start.
+const host = Options.text("host").pipe(
+  Options.withFallbackConfig(Config.string("PC_MOCK_HOST")),
+  Options.withDefault(defaults.host),
+  Options.withDescription("address to bind (else PC_MOCK_HOST)")
+)
 const port = Options.integer("port").pipe(
+  Options.withFallbackConfig(Config.integer("PC_MOCK_PORT")),
   Options.withDefault(defaults.port),
-  Options.withDescription("port, 0 to 65535 (0: any free one)")
+  Options.withDescription("port, 0 to 65535 (0: any free one; else PC_MOCK_PORT)")
 )
 const db = Options.text("db").pipe(
+  Options.withFallbackConfig(Config.string("PC_MOCK_DB")),
   Options.optional,
   Options.withDescription(
-    "SQLite file, :memory:, or a postgres:// URL shared by several replicas (default .pc-mock/<env>.sqlite)"
+    "SQLite file, :memory:, or a postgres:// URL shared by several replicas (else PC_MOCK_DB; default .pc-mock/<env>.sqlite)"
   )
 )
 const publicUrl = Options.text("public-url").pipe(
+  Options.withFallbackConfig(Config.string("PC_MOCK_PUBLIC_URL")),
   Options.optional,
-  Options.withDescription("http(s) base of the URLs handed out (h5Url); default http://host:port")
+  Options.withDescription(
+    "http(s) base of the URLs handed out (h5Url; else PC_MOCK_PUBLIC_URL); default http://host:port"
+  )
 )
 const callbackBackoffMs = Options.integer("callback-backoff-ms").pipe(
   Options.withDefault(defaults.callbackBackoffMs),
@@ -56,9 +71,10 @@ const rateLimitPerMinute = Options.integer("rate-limit-per-minute").pipe(
 )
 
 const devToken = Options.text("dev-token").pipe(
+  Options.withFallbackConfig(Config.string("PC_MOCK_DEV_TOKEN")),
   Options.optional,
   Options.withDescription(
-    "token the developer menu (/dev) requires as Authorization: Bearer <token>; bound to a non-loopback address without it, one is generated and printed"
+    "token the developer menu (/dev) requires as Authorization: Bearer <token> (else PC_MOCK_DEV_TOKEN); bound to a non-loopback address without it, one is generated and printed"
   )
 )
 

@@ -8,6 +8,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
@@ -137,4 +138,23 @@ const pgTypes = {
  * ```
  */
 export const postgresDatabase = (url: string) =>
-  preparedWith(migrate).pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), types: pgTypes })))
+  preparedWith(migrate).pipe(
+    Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), types: pgTypes }).pipe(Layer.retry(untilDatabaseIsUp)))
+  )
+
+/** Connection failures that mean "not up yet": refused, a name not yet in DNS, reset, "starting up" (57P03). */
+const NOT_UP_YET = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ECONNRESET", "57P03"])
+
+const notUpYet = (error: unknown): boolean => {
+  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
+  return typeof code === "string" && NOT_UP_YET.has(code)
+}
+
+/**
+ * A mock started beside its database (a compose file starts both at once, and a container
+ * orchestrator restarts them in any order) waits for it rather than exiting: while PostgreSQL is
+ * not up yet the connection is tried again every second, for two minutes. Any other failure (a
+ * wrong password, no such database) stops the start at once, with its own message.
+ */
+const untilDatabaseIsUp = Schedule.spaced("1 second").pipe(Schedule.whileInput(notUpYet), Schedule.upTo("2 minutes"))

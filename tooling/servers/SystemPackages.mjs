@@ -27,6 +27,11 @@ export const systemPackages = [
     purpose: "the Redis replay guard",
     installed: () => redisServerPath() !== undefined
   },
+  {
+    name: "tmux",
+    purpose: "pc listen in a real terminal (apps/cli/test/Tmux.test.ts)",
+    installed: () => existsSync("/usr/bin/tmux")
+  },
   // The container image test (tooling/container): the Containerfile built and run with podman on
   // runc, compose.yaml with podman-compose, the base images' stand-ins from mmdebstrap.
   ...[

@@ -1,22 +1,14 @@
 // `pc listen` in a real terminal (Debian's tmux): it shows that it is ready and a progress line
 // (spinner and counts), prints a verified order.paid readably above it when `pc trigger` moves an
-// order, and stops on Ctrl-C. tmux comes from apt when missing; without tmux and without apt the
-// test is skipped, saying why.
+// order, and stops on Ctrl-C. tmux is one of the system packages the test command installs
+// (tooling/servers/SystemPackages.mjs); with PC_NO_SYSTEM_PACKAGES=1 and no tmux the file is left
+// out and named (vitest.config.ts).
 import { execFileSync, spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Mock, startMock } from "@pc/test-support/mock"
 import { freshConfigDir, pcCommand, pcJson, ROOT, testMerchant } from "./support/Pc.js"
 
-const hasTmux = (): boolean => spawnSync("tmux", ["-V"]).status === 0
-
-const ensureTmux = (): string | undefined => {
-  if (hasTmux()) return undefined
-  const install = spawnSync("sh", ["-c", "(apt-get update && apt-get install -y tmux) >/dev/null 2>&1"])
-  if (install.status === 0 && hasTmux()) return undefined
-  return "tmux is missing and apt-get install -y tmux failed (no root or no apt)"
-}
-
-const missing = ensureTmux()
+const missing = spawnSync("tmux", ["-V"]).status === 0 ? undefined : "tmux is not installed"
 const socket = `pc-cli-test-${process.pid}`
 const session = "listen"
 const tmux = (...args: Array<string>) => execFileSync("tmux", ["-L", socket, ...args]).toString()

@@ -3,10 +3,10 @@
 // syntax, percent signs, Unicode), and "Verification failure" once one byte of the body changes.
 import { Canonical } from "@pc/core"
 import { KeyPair, NodeCrypto } from "@pc/crypto-node"
-import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { run } from "@pc/test-support"
 import { describe, expect, it } from "vitest"
 import { opensslVerifyCommand } from "../src/dashboard/VerifyCommand.js"
 
@@ -16,10 +16,13 @@ const APP_KEY = "6f1c9a52-3b7e-4c1d-9a8e-2f4b5c6d7e80"
 const pair = await KeyPair.generate(2048)
 const signer = await NodeCrypto.importPrivateKey(pair.privateKeyPem)
 
-/** Runs `command` as if pasted into bash: from standard input, in a scratch working folder. */
-const paste = (command: string) => {
-  const run = spawnSync("bash", [], { input: command, encoding: "utf8", cwd: "/tmp" })
-  return { status: run.status, out: `${run.stdout}${run.stderr}` }
+/**
+ * Runs `command` as if pasted into bash: from standard input, in a scratch working folder. Not
+ * spawnSync: a blocked worker on a loaded machine missed vitest's own calls and failed the run.
+ */
+const paste = async (command: string) => {
+  const finished = await run("bash", [], { input: command, cwd: "/tmp" })
+  return { status: finished.code, out: `${finished.stdout}${finished.stderr}` }
 }
 
 const commandFor = async (body: string, sent = body) => {
@@ -39,21 +42,21 @@ const bodies: ReadonlyArray<readonly [string, string]> = [
 
 describe("opensslVerifyCommand", () => {
   it.each(bodies)("verifies a body with %s, as pasted into bash", async (_, body) => {
-    const verified = paste(await commandFor(body))
+    const verified = await paste(await commandFor(body))
     expect(verified.out).toContain("Verified OK")
     expect(verified.status).toBe(0)
     expect(existsSync(marker)).toBe(false)
   })
 
   it.each(bodies)("fails for a tampered body with %s", async (_, body) => {
-    const tampered = paste(await commandFor(body, body.replace("{", "{ ")))
+    const tampered = await paste(await commandFor(body, body.replace("{", "{ ")))
     expect(tampered.out).toContain("Verification failure")
     expect(tampered.status).not.toBe(0)
   })
 
   it("leaves the caller's working folder as it was", async () => {
     const command = await commandFor("{}")
-    const run = spawnSync("bash", ["-c", `${command} >/dev/null && pwd`], { encoding: "utf8", cwd: "/tmp" })
-    expect(run.stdout.trim()).toBe("/tmp")
+    const finished = await run("bash", ["-c", `${command} >/dev/null && pwd`], { cwd: "/tmp" })
+    expect(finished.stdout.trim()).toBe("/tmp")
   })
 })

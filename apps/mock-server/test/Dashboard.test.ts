@@ -5,7 +5,6 @@
 // and 1280 px, and its request log stays bounded. Screenshots go to test-artifacts/.
 import * as Wire from "@pc/core/Wire"
 import { Effect } from "effect"
-import { spawnSync } from "node:child_process"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as MockClient from "../src/api/MockClient.js"
@@ -14,7 +13,7 @@ import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { guardedPage, horizontalOverflow, launch, screenshot } from "./support/browser.js"
 import { createOrder, dev, signCreateOrder, testMerchantSigner } from "./support/mock.js"
 import { deliveriesOf, orderSnOf, platformVerifiers, verifiedEvent } from "./support/receiver.js"
-import { type Receiver, startReceiver } from "@pc/test-support"
+import { type Receiver, run, startReceiver } from "@pc/test-support"
 import { type Mock, startMock } from "@pc/test-support/mock"
 
 let mock: Mock
@@ -168,14 +167,14 @@ describe("the dashboard at GET /", () => {
     await attempt.first().waitFor()
     await attempt.first().locator("summary").click()
     const command = (await attempt.first().getByTestId("verify-command").textContent())!
-    const paste = (text: string) => spawnSync("bash", [], { input: text, encoding: "utf8", cwd: "/tmp" })
-    const verified = paste(command)
+    const paste = (text: string) => run("bash", [], { input: text, cwd: "/tmp" })
+    const verified = await paste(command)
     expect(`${verified.stdout}${verified.stderr}`).toContain("Verified OK")
-    expect(verified.status).toBe(0)
+    expect(verified.code).toBe(0)
     expect(command).toContain('"status":"PAID"')
-    const tampered = paste(command.replace('"status":"PAID"', '"status":"PAIX"'))
+    const tampered = await paste(command.replace('"status":"PAID"', '"status":"PAIX"'))
     expect(`${tampered.stdout}${tampered.stderr}`).toContain("Verification failure")
-    expect(tampered.status).not.toBe(0)
+    expect(tampered.code).not.toBe(0)
     await page.context().close()
   }, 60_000)
 

@@ -22,6 +22,12 @@ export const cliVersion = () => JSON.parse(readFileSync(join(root, "apps/cli/pac
 /** The local name of the image of this version. */
 export const imageTag = (version = cliVersion()) => `payment-connect/pc:${version}`
 
+/**
+ * The name the README and compose.yaml use: the last image built here, whatever its version, so
+ * that neither names a version that the next release makes stale.
+ */
+export const LATEST_TAG = "payment-connect/pc:latest"
+
 const onPath = (name) => spawnSync(name, ["--version"], { stdio: "ignore" }).status === 0
 
 /** docker or podman (PC_CONTAINER_ENGINE first), or undefined where neither runs. */
@@ -73,7 +79,18 @@ export const buildImage = (engine, tag = imageTag()) => {
   const extra = (process.env.PC_IMAGE_BUILD_ARGS ?? "").split(" ").filter((arg) => arg !== "")
   // Podman writes OCI images by default, which have no HEALTHCHECK: the Docker format keeps it.
   const format = engine.endsWith("podman") ? ["--format", "docker"] : []
-  run(engine, ["build", ...format, ...extra, "-f", join(root, "Containerfile"), "-t", tag, contextDir])
+  run(engine, [
+    "build",
+    ...format,
+    ...extra,
+    "-f",
+    join(root, "Containerfile"),
+    "-t",
+    tag,
+    "-t",
+    LATEST_TAG,
+    contextDir
+  ])
   const seconds = (Date.now() - started) / 1000
   const [id, size] = execFileSync(engine, ["image", "inspect", "--format", "{{.Id}} {{.Size}}", tag], {
     encoding: "utf8"

@@ -105,7 +105,11 @@ const healthy = (baseUrl: string) => async (): Promise<true | undefined> => {
 
 describe.skipIf(unavailable !== undefined)("the pc image", () => {
   it("answers --help with pc's commands, the entry point being pc", async () => {
-    const help = await podman(["run", "--rm", image.tag, "--help"])
+    // The README's and compose.yaml's name, payment-connect/pc(:latest), is this build too.
+    expect((await podman(["image", "inspect", "--format", "{{.Id}}", "payment-connect/pc:latest"])).trim()).toBe(
+      image.id
+    )
+    const help = await podman(["run", "--rm", "payment-connect/pc", "--help"])
     expect(help).toMatch(/USAGE/)
     expect(help).toMatch(/\bmock\b/)
     const [inspected] = JSON.parse(await podman(["image", "inspect", image.tag])) as Array<{

@@ -205,19 +205,21 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     const mixed: Array<LoadResult> = []
     const fresh32: Array<LoadResult> = []
     const fresh1: Array<LoadResult> = []
-    // Each round: bare, the mock all good, the mock with bad signatures, Prism; every other round in
-    // the reverse order. The runs compared (mock with bare, bad with good) are always adjacent, and
-    // neither of a pair always comes first.
-    // New orders run beside the bare server, whose requests cost it the same whether new or not.
+    // Each round: new orders, bare, the mock all good, the mock with bad signatures, the padded bare
+    // server, Prism; every other round in the reverse order. The runs compared (new orders with
+    // bare, replays with bare, bad with good) are always adjacent, and neither of a pair always
+    // comes first. (The padded run stood between the good and the bad run: their ratio then
+    // compared runs 3 s apart on a machine whose load moves by the second.) New orders run beside
+    // the bare server, whose requests cost it the same whether new or not.
     const steps: ReadonlyArray<() => Promise<void>> = [
       async () => void fresh32.push(await createNew(new32[fresh32.length]!, 32)),
       async () => void many.get(bare.name)!.push(await load(bare, 32, options.seconds)),
       async () => void many.get(mock.name)!.push(await load(mock, 32, options.seconds)),
+      async () => void mixed.push(await load(mock, 32, options.seconds, true)),
       async () =>
         void paddedRuns.push(
           await runLoad(padded, options.script, { connections: 32, seconds: options.seconds, refusedShare: 0 })
         ),
-      async () => void mixed.push(await load(mock, 32, options.seconds, true)),
       ...(prism === undefined
         ? []
         : [async () => void many.get(prism.name)!.push(await load(prism, 32, options.seconds))])

@@ -256,7 +256,7 @@ const make = (
         })
       },
       checkpointInBackground: Effect.suspend(() =>
-        WalCheckpoints.inBackground(db, filename, () => transactions === 0 && !db.inTransaction())
+        WalCheckpoints.inBackground(db, filename, () => transactions === 0 && !db.inTransaction(), groupEnded)
       )
     }
     return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))

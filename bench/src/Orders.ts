@@ -2,7 +2,7 @@
 // merchant, each signed with its private key. Signing is the slow part (a 2048-bit RSA signature
 // per order), so a run signs a pool once and the load generator cycles through it.
 import { Canonical } from "@pc/core"
-import { createPrivateKey, sign } from "node:crypto"
+import { createPrivateKey, type KeyObject, sign } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { CREATE_ORDER_PATH, TEST_MERCHANT_APP_KEY, testMerchantKeyFile } from "./Servers.js"
 
@@ -34,6 +34,47 @@ export const signCreate = (body: string, key = privateKey(), aheadMs = 0): Reado
     "x-r-key-version": "1",
     "x-r-signature": sign("sha256", Buffer.from(text), key).toString("base64")
   }
+}
+
+const signOnThreadPool = (text: string, key: KeyObject): Promise<string> =>
+  new Promise((resolve, reject) =>
+    sign("sha256", Buffer.from(text), key, (error, signature) =>
+      error === null ? resolve(signature.toString("base64")) : reject(error)
+    )
+  )
+
+/**
+ * `count` distinct new orders (`orderId` = `<tag>-<i>`) spread over `appKeys` in turn, every
+ * merchant holding the test merchant's key pair, stamped 4 minutes ahead like {@link signOrders}.
+ * Signed on libuv's thread pool, a few at a time, so that both cores sign: the new-order runs need
+ * tens of thousands of signatures, each a few hundred microseconds to milliseconds of CPU.
+ */
+export const signNewOrders = async (
+  count: number,
+  tag: string,
+  appKeys: ReadonlyArray<string>
+): Promise<ReadonlyArray<SignedOrder>> => {
+  const key = privateKey()
+  const orders: Array<SignedOrder> = []
+  for (let from = 0; from < count; from += 64) {
+    const batch = Array.from({ length: Math.min(64, count - from) }, async (_, j) => {
+      const i = from + j
+      const appKey = appKeys[i % appKeys.length]!
+      const body = JSON.stringify({ orderId: `${tag}-${i}`, amount: "10.00", currency: "USD" })
+      const timestamp = String(Date.now() + 240_000)
+      const text = Canonical.requestStringToSign({ method: "POST", path: CREATE_ORDER_PATH, appKey, timestamp, body })
+      const headers = {
+        "content-type": "application/json",
+        "x-r-ak": appKey,
+        "x-r-ts": timestamp,
+        "x-r-key-version": "1",
+        "x-r-signature": await signOnThreadPool(text, key)
+      }
+      return { body, headers }
+    })
+    orders.push(...(await Promise.all(batch)))
+  }
+  return orders
 }
 
 /** `count` distinct orders (`orderId` = `<tag>-<i>`), stamped 4 minutes ahead (see {@link signCreate}). */

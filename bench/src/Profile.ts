@@ -6,8 +6,8 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { signOrders, withBadSignatures } from "./Orders.js"
-import { freePort, mockArgs, startServer } from "./Servers.js"
+import { signNewOrders, signOrders, withBadSignatures } from "./Orders.js"
+import { freePort, mockArgs, startServer, TEST_MERCHANT_APP_KEY } from "./Servers.js"
 import { ensureWrk, runLoad, writeScript } from "./Wrk.js"
 
 interface ProfileNode {
@@ -123,9 +123,28 @@ const main = async () => {
       ready: (status) => status === 200
     })
     const refusedShare = badEvery > 0 ? 1 / badEvery : 0
+    // PC_PROFILE_NEW_ORDERS=n: the profiled run creates n new orders, each sent once (the run ends
+    // when the last is answered; `seconds` is then only its limit), instead of cycling the pool.
+    const newOrders = Number(process.env.PC_PROFILE_NEW_ORDERS ?? 0)
+    const fresh =
+      newOrders > 0
+        ? writeScript(
+            dir,
+            await signNewOrders(newOrders, `profile-new-${Date.now()}`, [TEST_MERCHANT_APP_KEY]),
+            undefined,
+            {
+              once: true
+            }
+          )
+        : undefined
     await runLoad(mock, script, { connections: 32, seconds: 2, refusedShare })
     process.kill(mock.pid, "SIGUSR2")
-    const result = await runLoad(mock, script, { connections: Number(process.argv[4] ?? 32), seconds, refusedShare })
+    const result = await runLoad(mock, fresh ?? script, {
+      connections: Number(process.argv[4] ?? 32),
+      seconds: fresh === undefined ? seconds : 60,
+      refusedShare,
+      untilAllAnswered: fresh !== undefined
+    })
     process.kill(mock.pid, "SIGUSR2")
     for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100))

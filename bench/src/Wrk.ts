@@ -46,7 +46,12 @@ const field = (text: string): string => {
  * body) and the script that reads it once per thread, sends the orders in turn (each connection
  * takes the next one) and prints wrk's summary as one JSON line. Latencies are in microseconds.
  */
-export const writeScript = (dir: string, orders: ReadonlyArray<SignedOrder>, path = CREATE_ORDER_PATH): string => {
+export const writeScript = (
+  dir: string,
+  orders: ReadonlyArray<SignedOrder>,
+  path = CREATE_ORDER_PATH,
+  options: { readonly once?: boolean } = {}
+): string => {
   const stamp = `${orders.length}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
   const data = join(dir, `orders-${stamp}.txt`)
   writeFileSync(
@@ -80,7 +85,23 @@ request = function()
   next = next % #requests + 1
   return requests[next]
 end
-done = function(summary, latency, requests)
+${
+  options.once === true
+    ? `-- Once: each order is sent once. When as many answers as orders have come, the thread stops
+-- sending, and the line below tells runLoad to end wrk (SIGINT: wrk's main thread would otherwise
+-- sleep out -d; it reports as usual, timed to that moment).
+local answered = 0
+response = function(status, headers, body)
+  answered = answered + 1
+  if answered == #requests then
+    wrk.thread:stop()
+    io.write("PCBENCH-ALL-ANSWERED\\n")
+    io.flush()
+  end
+end
+`
+    : ""
+}done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('PCBENCH {"requests":%d,"durationUs":%d,"non2xx":%d,"socketErrors":%d,"p50Us":%d,"p99Us":%d,"meanUs":%.1f}\\n',
     summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
@@ -117,6 +138,11 @@ export const runLoad = (
     readonly seconds: number
     /** The share of answers that must be refusals (the bad-signature run); 0 unless told. */
     readonly refusedShare?: number
+    /**
+     * The script was written `once`: wrk is ended as soon as every order has its answer, so
+     * `seconds` is only the longest the run may take, and its rate is over the time it ran.
+     */
+    readonly untilAllAnswered?: boolean
   }
 ): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
@@ -144,8 +170,13 @@ export const runLoad = (
       { stdio: ["ignore", "pipe", "pipe"] }
     )
     let out = ""
+    let ended = false
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString()
+      if (options.untilAllAnswered === true && !ended && out.includes("PCBENCH-ALL-ANSWERED")) {
+        ended = true
+        child.kill("SIGINT")
+      }
     })
     child.stderr.on("data", (chunk: Buffer) => {
       out += chunk.toString()

@@ -38,7 +38,9 @@ const wanted = (suite: string) => only === undefined || only.includes(suite)
 const size = smoke
   ? {
       pool: 40,
-      newOrders: 40,
+      newOrders32: 40,
+      newOrders1: 20,
+      merchants: 2,
       rounds: 1,
       throughputRounds: 1,
       seconds: 1,
@@ -63,7 +65,11 @@ const size = smoke
     }
   : {
       pool: 1_200,
-      newOrders: 4_000,
+      // New orders per measured run (one of each per round, one more at 32 for the warm-up): about a
+      // second of creates each, and 34,000 signatures in all (15-20 s on both cores).
+      newOrders32: 4_000,
+      newOrders1: 2_000,
+      merchants: 4,
       rounds: 3,
       // The throughput suite's ratios are medians of per-round ratios: with three rounds, two rounds
       // caught in a stall of the shared machine set the median. Each round's ratios are in
@@ -121,9 +127,6 @@ try {
   const script = needsPool ? writeScript(work, pool) : ""
   // The hostile run's requests: the same orders, every 20th signature broken.
   const badScript = needsPool ? writeScript(work, withBadSignatures(pool, Math.round(1 / BAD_SHARE))) : ""
-  // Orders for one run alone (throughput's new orders): more than a second at 32 connections sends.
-  const newOrders = wanted("throughput") ? signOrders(size.newOrders, `new-${Date.now()}`) : []
-  const newOrdersScript = newOrders.length > 0 ? writeScript(work, newOrders) : ""
   const run = async (name: string, suite: () => Promise<SuiteResult>) => {
     if (!wanted(name)) return
     const t = performance.now()
@@ -160,8 +163,9 @@ try {
       dir: work,
       script,
       badScript,
-      newOrdersScript,
-      newOrders: newOrders.length,
+      newOrders32: size.newOrders32,
+      newOrders1: size.newOrders1,
+      merchants: size.merchants,
       rounds: size.throughputRounds,
       seconds: size.seconds,
       oneConnectionSeconds: size.oneSeconds,

@@ -91,6 +91,46 @@ describe.each(drivers)("SqliteConnection on %s", (driver: DriverName) => {
     })
   })
 
+  it("commits the writes of one turn of the event loop together, and answers them only after that commit", async () => {
+    const file = join(dir, `db-${++files}.sqlite`)
+    const result = await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const direct = yield* SqliteDirect
+          yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+          const insert = direct.statement("INSERT INTO t (name) VALUES (?)")
+          const idle = direct.committed("nothing open")
+          // Two writes in one turn: one group, one transaction, and neither is answered before its commit.
+          const began = [direct.beginGroup(), direct.beginGroup()]
+          insert(["first"])
+          insert(["second"])
+          const answers = [direct.committed("first"), direct.committed("second")]
+          // Another connection (another process) sees nothing of them while the group is open.
+          const other = openDatabase(file, driver)
+          const seenBefore = other.prepare("SELECT count(*) AS n FROM t").all([])
+          // A statement of the SqlClient waits for the group's commit rather than joining it.
+          const counted = yield* Effect.fork(sql<{ n: number }>`SELECT count(*) AS n FROM t`)
+          const bothPromises = answers.every((answer) => answer instanceof Promise)
+          const settled = yield* Effect.promise(() => Promise.all(answers))
+          const seenAfter = other.prepare("SELECT count(*) AS n FROM t").all([])
+          other.close()
+          return { idle, began, bothPromises, settled, seenBefore, seenAfter, counted: yield* Fiber.join(counted) }
+        }),
+        SqliteConnection.layer(file, driver)
+      )
+    )
+    expect(result).toEqual({
+      idle: "nothing open",
+      began: [true, true],
+      bothPromises: true,
+      settled: ["first", "second"],
+      seenBefore: [{ n: 0 }],
+      seenAfter: [{ n: 2 }],
+      counted: [{ n: 2 }]
+    })
+  })
+
   it("keeps answering past its bound of prepared statements (the oldest are prepared again)", async () => {
     const rows = await run(
       Effect.gen(function* () {

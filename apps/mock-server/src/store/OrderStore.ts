@@ -42,12 +42,15 @@ export interface OrderStore {
   readonly createOrder: (input: OrderDraft) => Effect.Effect<CreatedOrder, SqlError | Conflict>
 
   /**
-   * {@link OrderStore.createOrder} in one synchronous call on SQLite's direct path, without a fiber
-   * step: the order, or the {@link Conflict}. `undefined` when the direct path cannot take it now
-   * (PostgreSQL, or a transaction holds the connection): then `createOrder` does. Throws SqlError
-   * when a statement fails; anything else it throws (a stored row that does not decode) is a defect.
+   * {@link OrderStore.createOrder} on SQLite's direct path, without a fiber step: the order, or the
+   * {@link Conflict}, at once when it rests on committed rows alone (a replay while no write is
+   * pending), else a Promise of it that settles when the turn's group transaction has committed
+   * (rejected with a SqlError when that commit fails): a new order is answered only once stored.
+   * `undefined` when the direct path cannot take it now (PostgreSQL, or a transaction holds the
+   * connection): then `createOrder` does. Throws SqlError when a statement fails; anything else it
+   * throws (a stored row that does not decode) is a defect.
    */
-  readonly createOrderNow: (input: OrderDraft) => CreatedOrder | Conflict | undefined
+  readonly createOrderNow: (input: OrderDraft) => CreatedOrder | Conflict | Promise<CreatedOrder | Conflict> | undefined
 
   /** The order with this orderSn, if it exists. */
   readonly getOrder: (orderSn: string) => Effect.Effect<Option.Option<OrderRecord>, SqlError>
@@ -125,7 +128,9 @@ export const makeOrderStore = Effect.gen(function* () {
       ? undefined
       : {
           insert: direct.statement(insertOrder(Array.from({ length: 8 }, () => null)).compile()[0]),
-          byOuterOrder: direct.statement(byOuterOrder("", "").compile()[0])
+          byOuterOrder: direct.statement(byOuterOrder("", "").compile()[0]),
+          beginGroup: direct.beginGroup,
+          committed: direct.committed
         }
   const params = (order: typeof NewOrder.Type): ReadonlyArray<unknown> => [
     order.orderSn,
@@ -174,20 +179,32 @@ export const makeOrderStore = Effect.gen(function* () {
     }
   }
 
+  /** Opens the turn's group transaction; its BEGIN failing is a storage failure like a statement's. */
+  const groupBegun = (begin: () => boolean): boolean => {
+    try {
+      return begin()
+    } catch (cause) {
+      throw new SqlError({ cause, message: "Failed to begin the group transaction" })
+    }
+  }
+
   /** {@link OrderStore.createOrderNow} (see there); `tries` counts repeated orderSns. */
-  const createNow = (input: OrderDraft): CreatedOrder | Conflict | undefined => {
+  const createNow = (input: OrderDraft): CreatedOrder | Conflict | Promise<CreatedOrder | Conflict> | undefined => {
     if (directStatements === undefined) return undefined
     for (let tries = 0; ; tries++) {
       // Read first: a repeated create (the merchant's retry) is answered without a write. An insert
       // that conflicts still takes and commits a write transaction: twice the statements' time.
+      // What the read found may be this turn's uncommitted insert: it too waits for the commit.
       const found = rowsNow(directStatements.byOuterOrder, [input.appKey, input.outerOrder])
       if (found === undefined) return undefined
-      if (found.length > 0) return existingFor(input, decodeOrder(found[0]))
+      if (found.length > 0) return directStatements.committed(existingFor(input, decodeOrder(found[0])))
       if (tries > 5) throw new Error("no order after 6 inserts that conflicted")
+      // The insert joins the turn's group transaction, and its answer waits for the group's commit.
+      if (!groupBegun(directStatements.beginGroup)) return undefined
       const order = draftAt(input)
       const inserted = rowsNow(directStatements.insert, params(order))
       if (inserted === undefined) return undefined
-      if (inserted.length > 0) return { order: createdRecord(order), created: true }
+      if (inserted.length > 0) return directStatements.committed({ order: createdRecord(order), created: true })
       // The insert conflicted: another writer made an order with this orderId since the read (the
       // next read returns it), or the orderSn drawn was taken (the next round draws another).
     }

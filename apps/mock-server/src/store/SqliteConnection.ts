@@ -39,6 +39,21 @@ export interface SqliteDirectService {
    */
   readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
   /**
+   * Opens this turn's group write transaction when none is open, so that the writes of every
+   * request of a turn of the event loop commit together, once, when the turn's I/O callbacks have
+   * run: a commit per create was most of a new order's storage work. `false` when it cannot be
+   * opened (a transaction of the `SqlClient` holds the connection: the caller goes through it).
+   * While the group is open the `SqlClient` waits for its commit, as it waits for a transaction.
+   */
+  readonly beginGroup: () => boolean
+  /**
+   * `value` once what it rests on is durable: itself when no group is open (everything read is
+   * committed), else a Promise of it after the group's COMMIT, rejected with a SqlError when the
+   * commit fails. An answer must wait for this: what the group wrote, or what a read found of it,
+   * is not stored until then.
+   */
+  readonly committed: <A>(value: A) => A | Promise<A>
+  /**
    * Starts checkpointing the file's WAL in the background until the scope closes (WalCheckpoints.ts):
    * for a file in WAL mode, once its lock is held. Like a direct statement, a checkpoint never
    * runs while a transaction holds the connection.
@@ -138,27 +153,69 @@ const make = (
     let transactions = 0
     const gated = semaphore.withPermits(1)(Effect.succeed(connection))
     const idle = Effect.succeed(connection)
-    const acquirer = Effect.suspend(() => (transactions === 0 ? idle : gated))
+
+    // The group write transaction of the current turn (see SqliteDirectService.beginGroup): who
+    // waits for its commit, and what to run after it (the SqlClient's waiting statements).
+    let group:
+      | {
+          readonly waiting: Array<{ readonly settle: (error: SqlError | undefined) => void }>
+          readonly after: Array<() => void>
+        }
+      | undefined
+    const commitGroup = () => {
+      const ending = group
+      if (ending === undefined) return
+      let error: SqlError | undefined
+      try {
+        prepared("COMMIT").run([])
+      } catch (cause) {
+        error = failed(cause, "Failed to commit the group transaction")
+        try {
+          if (db.inTransaction()) prepared("ROLLBACK").run([])
+        } catch {
+          // The connection is gone or broken: every waiter hears of the commit's failure anyway.
+        }
+      }
+      group = undefined
+      for (const waiter of ending.waiting) waiter.settle(error)
+      for (const resume of ending.after) resume()
+    }
+    // Closed with a group open (a stop in the middle of a turn): it commits before the connection
+    // closes (finalizers run last-added first), as it would have at the turn's end.
+    yield* Effect.addFinalizer(() => Effect.sync(commitGroup))
+    /** Waits for the open group's commit, if there is one. */
+    const groupEnded = Effect.async<void>((resume) => {
+      if (group === undefined) resume(Effect.void)
+      else group.after.push(() => resume(Effect.void))
+    })
+
+    const acquirer: Effect.Effect<Connection> = Effect.suspend(() =>
+      group !== undefined ? Effect.zipRight(groupEnded, acquirer) : transactions === 0 ? idle : gated
+    )
+    // Counted before it waits for an open group: no group begins once a transaction is counted.
     const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
       Effect.as(
         Effect.zipRight(
-          restore(semaphore.take(1)),
-          Effect.tap(Effect.scope, (scope) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                transactions++
-              }),
-              Scope.addFinalizer(
-                scope,
-                Effect.zipRight(
-                  Effect.sync(() => {
-                    transactions--
-                  }),
-                  semaphore.release(1)
+          Effect.zipRight(
+            restore(semaphore.take(1)),
+            Effect.tap(Effect.scope, (scope) =>
+              Effect.zipRight(
+                Effect.sync(() => {
+                  transactions++
+                }),
+                Scope.addFinalizer(
+                  scope,
+                  Effect.zipRight(
+                    Effect.sync(() => {
+                      transactions--
+                    }),
+                    semaphore.release(1)
+                  )
                 )
               )
             )
-          )
+          ),
+          restore(groupEnded)
         ),
         connection
       )
@@ -182,8 +239,24 @@ const make = (
           return []
         }
       },
+      beginGroup: () => {
+        if (group !== undefined) return true
+        if (transactions !== 0 || db.inTransaction()) return false
+        prepared("BEGIN IMMEDIATE").run([])
+        group = { waiting: [], after: [] }
+        // After the poll phase: the requests whose bodies or verifications came in this turn join first.
+        setImmediate(commitGroup)
+        return true
+      },
+      committed: <A>(value: A): A | Promise<A> => {
+        const open = group
+        if (open === undefined) return value
+        return new Promise<A>((resolve, reject) => {
+          open.waiting.push({ settle: (error) => (error === undefined ? resolve(value) : reject(error)) })
+        })
+      },
       checkpointInBackground: Effect.suspend(() =>
-        WalCheckpoints.inBackground(db, filename, () => transactions === 0 && !db.inTransaction())
+        WalCheckpoints.inBackground(db, filename, () => transactions === 0 && !db.inTransaction(), groupEnded)
       )
     }
     return Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDirect, direct))

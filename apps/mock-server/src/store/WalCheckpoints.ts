@@ -54,7 +54,13 @@ interface CheckpointResult {
 export const inBackground = (
   db: SqliteDatabase,
   filename: string,
-  idle: () => boolean
+  idle: () => boolean,
+  /**
+   * Waits for the end of a transaction that holds the connection only briefly (the group
+   * transaction of a turn of the event loop): the fsync ends in the turn where new orders open
+   * one, and a round that gave up then never checkpointed under a stream of new orders.
+   */
+  briefHold: Effect.Effect<void> = Effect.void
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
     // Rows changed by this connection since it opened: a write since the last checkpoint moves it.
@@ -106,6 +112,7 @@ export const inBackground = (
       // Only a head start for SQLite's own fsync: if it fails, the checkpoint still runs and syncs.
       yield* Effect.flatMap(attempt(openWal), syncWal).pipe(Effect.catchAll((error) => warn("the WAL's fsync", error)))
       // The connection may have been taken by a transaction meanwhile: a later round checkpoints.
+      yield* briefHold
       if (!idle()) return
       const changes = yield* attempt(totalChanges)
       const [result] = (yield* attempt(() => checkpoint.all([]))) as ReadonlyArray<CheckpointResult>

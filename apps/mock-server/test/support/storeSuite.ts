@@ -3,6 +3,7 @@
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Store } from "../../src/store/Store.js"
+import type { CreatedOrder } from "../../src/store/OrderStore.js"
 import { Conflict } from "../../src/store/StoreError.js"
 import { TEST_MERCHANT_APP_KEY, testMerchantPublicKeyPem } from "../../src/main/TestMerchant.js"
 
@@ -355,7 +356,15 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
               Effect.suspend(() => {
                 const now = store.createOrderNow(d)
                 if (now === undefined) return store.createOrder(d)
-                return now instanceof Conflict ? Effect.fail(now) : Effect.succeed(now)
+                const settled = (value: CreatedOrder | Conflict) =>
+                  value instanceof Conflict ? Effect.fail(value) : Effect.succeed(value)
+                // A write waits for its group's commit: a Promise then.
+                return now instanceof Promise
+                  ? Effect.flatMap(
+                      Effect.promise(() => now),
+                      settled
+                    )
+                  : settled(now)
               })
           ]
           const results = []

@@ -185,15 +185,19 @@ export const make: Effect.Effect<OrdersService, never, MockConfig | Store | Publ
       nowMs,
       expiresAtMs: nowMs + config.orderTtlMs
     }
-    let now: CreatedOrder | Conflict | undefined
+    // A storage failure is the step's failure; anything else thrown is a defect (a 500 logged as a crash).
+    const failed = (error: unknown) => (error instanceof SqlError ? Effect.fail(error) : Effect.die(error))
+    const settled = (now: CreatedOrder | Conflict) =>
+      now instanceof Conflict ? duplicate(request, now) : answered(now, nowMs)
+    let now: ReturnType<typeof store.createOrderNow>
     try {
       now = store.createOrderNow(draft)
     } catch (error) {
-      // A storage failure is the step's failure; anything else thrown is a defect (a 500 logged as a crash).
-      return error instanceof SqlError ? Effect.fail(error) : Effect.die(error)
+      return failed(error)
     }
-    if (now instanceof Conflict) return duplicate(request, now)
-    if (now !== undefined) return answered(now, nowMs)
+    // A new order (or a read of one not yet committed) is answered once its group has committed.
+    if (now instanceof Promise) return now.then(settled, failed)
+    if (now !== undefined) return settled(now)
     return store.createOrder(draft).pipe(
       Effect.catchTag("Conflict", (conflict) => Effect.fail(duplicate(request, conflict))),
       Effect.map((stored) => answered(stored, nowMs))

@@ -13,6 +13,7 @@ import type * as Scope from "effect/Scope"
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import pg from "pg"
+import { redactDatabaseUrl } from "./DatabaseUrl.js"
 import { migrateAlone } from "./Dialect.js"
 import { migrations } from "./Migrations.js"
 import * as SqliteConnection from "./SqliteConnection.js"
@@ -139,16 +140,23 @@ const pgTypes = {
  */
 export const postgresDatabase = (url: string) =>
   preparedWith(migrate).pipe(
-    Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), types: pgTypes }).pipe(Layer.retry(untilDatabaseIsUp)))
+    Layer.provideMerge(
+      PgClient.layer({ url: Redacted.make(url), types: pgTypes }).pipe(Layer.retry(untilDatabaseIsUp(url)))
+    )
   )
 
 /** Connection failures that mean "not up yet": refused, a name not yet in DNS, reset, "starting up" (57P03). */
 const NOT_UP_YET = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ECONNRESET", "57P03"])
 
-const notUpYet = (error: unknown): boolean => {
+const codeOf = (error: unknown): string | undefined => {
   const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
   const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
-  return typeof code === "string" && NOT_UP_YET.has(code)
+  return typeof code === "string" ? code : undefined
+}
+
+const notUpYet = (error: unknown): boolean => {
+  const code = codeOf(error)
+  return code !== undefined && NOT_UP_YET.has(code)
 }
 
 /**
@@ -157,4 +165,18 @@ const notUpYet = (error: unknown): boolean => {
  * not up yet the connection is tried again every second, for two minutes. Any other failure (a
  * wrong password, no such database) stops the start at once, with its own message.
  */
-const untilDatabaseIsUp = Schedule.spaced("1 second").pipe(Schedule.whileInput(notUpYet), Schedule.upTo("2 minutes"))
+const untilDatabaseIsUp = (url: string) => {
+  // Said once, not every second: a mistyped host name waits too, and must not look like a hang.
+  let said = false
+  return Schedule.spaced("1 second").pipe(
+    Schedule.whileInput(notUpYet),
+    Schedule.upTo("2 minutes"),
+    Schedule.tapInput((error: unknown) => {
+      if (said) return Effect.void
+      said = true
+      return Effect.logWarning(
+        `PostgreSQL at ${redactDatabaseUrl(url)} is not up yet (${codeOf(error)}): trying again every second for up to 2 minutes`
+      )
+    })
+  )
+}

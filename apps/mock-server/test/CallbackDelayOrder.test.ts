@@ -3,13 +3,12 @@
 // arrives no sooner than its delay (or at once when the clock is moved past it), and callbacks due
 // together go out in a seeded shuffled order, the same for the same seed.
 import * as Wire from "@pc/core/Wire"
-import { type Receiver, startReceiver } from "@pc/test-support"
+import { type Receiver, startReceiver, listenEvents } from "@pc/test-support"
 import { type Mock as RunningMock, startMock } from "@pc/test-support/mock"
 import { Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import type { FaultSetting } from "../src/config/Faults.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { listenEvents } from "./support/events.js"
 import { createOrder, dev } from "./support/mock.js"
 import { orderSnOf, platformVerifiers, verifiedEvent } from "./support/receiver.js"
 

@@ -5,10 +5,9 @@ import * as Wire from "@pc/core/Wire"
 import { Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { listenEvents } from "./support/events.js"
 import { type Mock as RunningMock, startMock } from "@pc/test-support/mock"
 import { createOrder, dev } from "./support/mock.js"
-import { type Receiver, startReceiver, until } from "@pc/test-support"
+import { type Receiver, startReceiver, until, listenEvents } from "@pc/test-support"
 import { eventIdOf, platformVerifiers, verifiedEvent } from "./support/receiver.js"
 
 let mock: RunningMock | undefined

@@ -3,6 +3,7 @@
 // signature note on the request's event, on the fast path and on the HttpApi route alike. The
 // failure is a real one: between two starts of the mock on one SQLite file (it holds the file
 // alone while it runs), a trigger is added that aborts the insert of some orders.
+import { listenEvents } from "@pc/test-support"
 import * as Wire from "@pc/core/Wire"
 import { LogLevel } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -12,7 +13,6 @@ import { afterAll, describe, expect, it } from "vitest"
 import { defaults } from "../src/config/Config.js"
 import { start } from "../src/main/Server.js"
 import { openDatabase } from "../src/store/SqliteDriver.js"
-import { listenEvents } from "./support/events.js"
 import { createOrder } from "./support/mock.js"
 
 const dir = mkdtempSync(join(tmpdir(), "pc-storage-failure-"))

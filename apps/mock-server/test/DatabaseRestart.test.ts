@@ -4,13 +4,13 @@
 // seconds; requests during the outage are serviceUnavailable 503 with Retry-After, not
 // internalError 500; each outage is logged once (not per request, nor per turn of the delivery
 // loop), and once more when it is over.
+import { listenEvents } from "@pc/test-support"
 import type * as Wire from "@pc/core/Wire"
 import { startPostgres, type ThrowawayPostgres } from "@pc/servers"
 import * as LogLevel from "effect/LogLevel"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { defaults } from "../src/config/Config.js"
 import { start } from "../src/main/Server.js"
-import { listenEvents } from "./support/events.js"
 import { createOrder } from "./support/mock.js"
 
 type Replica = Awaited<ReturnType<typeof start>>

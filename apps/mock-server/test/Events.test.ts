@@ -5,9 +5,8 @@ import { Chunk, Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MockEvents } from "../src/events/MockEvents.js"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
-import { listenEvents as listen } from "./support/events.js"
 import { createOrder, dev, signCreateOrder, testMerchantSigner } from "./support/mock.js"
-import { type Receiver, startReceiver } from "@pc/test-support"
+import { type Receiver, startReceiver, listenEvents as listen } from "@pc/test-support"
 import { type Mock, startMock } from "@pc/test-support/mock"
 
 let mock: Mock

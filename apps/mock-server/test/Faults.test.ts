@@ -2,10 +2,10 @@
 // with real signed requests, on both create-order adapters (the node:http fast path and the HttpApi
 // route): the setting's routes and validation, each fault's answer and `X-Mock-Fault`, an order
 // stored once whatever is lost, the same faults for the same seed, and the routes never faulted.
+import { type Event, listenEvents } from "@pc/test-support"
 import * as Wire from "@pc/core/Wire"
 import { Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { type Event, listenEvents } from "./support/events.js"
 import { Headers } from "@pc/core"
 import { LogLevel } from "effect"
 import { defaults, type MockConfigShape } from "../src/config/Config.js"

@@ -9,11 +9,10 @@ import { Schema } from "effect"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { fastAnswerMs, START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/EndpointSpeeds.js"
-import { type Event, listenEvents } from "./support/events.js"
 import { type HoldingReceiver, startHoldingReceiver } from "./support/holdingReceiver.js"
 import { createOrder, dev } from "./support/mock.js"
 import { killAllMocks, type MockProcess, spawnMock } from "./support/mockProcess.js"
-import { type Receiver, startReceiver, until } from "@pc/test-support"
+import { type Receiver, startReceiver, until, type Event, listenEvents } from "@pc/test-support"
 
 const postgres = await startPostgres()
 const receivers: Array<Receiver> = []

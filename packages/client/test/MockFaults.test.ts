@@ -11,6 +11,7 @@ import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as PaymentClient from "../src/PaymentClient.js"
 import * as PaymentConnect from "../src/Promise.js"
+import { listenEvents } from "@pc/test-support"
 import { type Mock, startMock, TEST_MERCHANT_APP_KEY, testMerchantPrivateKeyPem } from "@pc/test-support/mock"
 
 const SEED = Number(process.env.PC_FAULT_SEED ?? 20_261_127)
@@ -31,32 +32,15 @@ beforeAll(async () => {
 })
 afterAll(() => mock?.close())
 
-/** Collects the mock's `order.created` and `fault` events (GET /dev/events) until `close`. */
+/** Collects the mock's events (GET /dev/events) until `close`. */
 const collectEvents = async () => {
-  const controller = new AbortController()
-  const response = await fetch(`${mock.url}/dev/events`, { signal: controller.signal })
-  const events: Array<{ readonly type: string; readonly orderSn?: string; readonly name?: string }> = []
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ""
-  const pump = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }))
-      if (done) return
-      buffer += value
-      const frames = buffer.split("\n\n")
-      buffer = frames.pop() ?? ""
-      for (const line of frames.flatMap((frame) => frame.split("\n"))) {
-        if (line.startsWith("data: ")) events.push(JSON.parse(line.slice(6)))
-      }
-    }
-  })()
+  const listening = await listenEvents(mock.url)
   return {
-    events,
+    events: listening.events,
     close: async () => {
       // Events are published after the answer: a moment for the last ones.
       await new Promise((resolve) => setTimeout(resolve, 300))
-      controller.abort()
-      await pump
+      await listening.close()
     }
   }
 }

@@ -1,5 +1,6 @@
 // What the tests of this repository share, one copy of each (STYLE.md "One of each, in tests too").
 // The mock fixture is the subpath `@pc/test-support/mock`: only the suites that start a mock load it.
+export { type Event, listenEvents } from "./Events.js"
 export { type Flaw, type FlawedEndpoint, startFlawedEndpoint, startHostile } from "./FlawedEndpoints.js"
 export { readBody, headersOf } from "./Http.js"
 export { accepting, freePort } from "../Net.mjs"

@@ -1,15 +1,26 @@
 // Reading a mock's `GET /dev/events` (Server-Sent Events) in tests: every event collected as it
 // arrives, with a wait for the first one that matches.
-import { expect } from "vitest"
 
 export type Event = Record<string, unknown> & { readonly type: string }
 
-/** Reads the SSE stream of the mock at `url`, collecting its events, until `close`. */
+/**
+ * Reads the SSE stream of the mock at `url`, collecting its events, until `close`.
+ *
+ * @example
+ * ```ts
+ * const events = await listenEvents(mock.url)
+ * await events.next((event) => event.type === "order.created")
+ * await events.close()
+ * ```
+ */
 export const listenEvents = async (url: string) => {
   const controller = new AbortController()
   const response = await fetch(`${url}/dev/events`, { signal: controller.signal })
-  expect(response.status).toBe(200)
-  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+  const type = response.headers.get("content-type") ?? ""
+  if (response.status !== 200 || !type.startsWith("text/event-stream")) {
+    controller.abort()
+    throw new Error(`GET ${url}/dev/events answered ${response.status} ${type}, not an event stream`)
+  }
   const events: Array<Event> = []
   const waiters: Array<() => void> = []
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()

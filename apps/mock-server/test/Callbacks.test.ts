@@ -23,18 +23,8 @@ import {
 import { type ReceivedRequest, type Receiver, startReceiver, until } from "@pc/test-support"
 import { type Mock, startMock } from "@pc/test-support/mock"
 
-/** The callback body's fields, in the contract's order. */
-const CONTRACT_FIELDS = [
-  "eventId",
-  "eventType",
-  "orderSn",
-  "outerOrder",
-  "amount",
-  "currency",
-  "status",
-  "createdAt",
-  "updatedAt"
-]
+/** The callback body's fields, in the contract's order (held to the contract by core's Wire test). */
+const CONTRACT_FIELDS = Object.keys(Wire.CallbackEvent.fields)
 
 const decodeCreated = Schema.decodeUnknownSync(Wire.CreateOrderResult)
 const decodeOrder = Schema.decodeUnknownSync(Wire.Order)

@@ -261,6 +261,22 @@ describe("CallbackEvent", () => {
     expect(Schema.decodeUnknownSync(CallbackEvent)(event)).toEqual(event)
   })
 
+  it("lists its fields in the contract's order, the order a callback body is sent in", () => {
+    // The one copy of the contract's list: the mock's tests and the audit's endpoints read the order
+    // from the schema, so the schema is held to the contract here.
+    expect(Object.keys(CallbackEvent.fields)).toEqual([
+      "eventId",
+      "eventType",
+      "orderSn",
+      "outerOrder",
+      "amount",
+      "currency",
+      "status",
+      "createdAt",
+      "updatedAt"
+    ])
+  })
+
   it.each([
     ["order.paid", "PAID"],
     ["order.failed", "FAILED"],

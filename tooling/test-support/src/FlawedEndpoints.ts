@@ -2,6 +2,7 @@
 // receiver, and the same receiver with one flaw planted, each written the way people write it by
 // mistake. They trust the mock's platform keys by version (GET /dev/platform-keys), as a merchant's
 // endpoint would.
+import * as Wire from "@pc/core/Wire"
 import { createPublicKey, verify as rsaVerify } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -30,17 +31,8 @@ export interface FlawedEndpoint {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const KNOWN = [
-  "eventId",
-  "eventType",
-  "orderSn",
-  "outerOrder",
-  "amount",
-  "currency",
-  "status",
-  "createdAt",
-  "updatedAt"
-]
+/** The fields a strict schema written today knows: the callback body's, as `@pc/core` defines it. */
+const KNOWN = Object.keys(Wire.CallbackEvent.fields)
 
 /**
  * A receiver for merchant `appKey` trusting the platform keys of the mock at `mockUrl`, with `flaw`.

@@ -116,23 +116,43 @@ describe("the callback endpoint audit", () => {
     }
   })
 
-  const flaws: ReadonlyArray<readonly [Flaw, string]> = [
-    ["no-verification", "tampered-body"],
-    ["reserialised-body", "valid-escaped-body"],
-    ["no-window", "stale-timestamp"],
-    ["past-only-window", "future-timestamp"],
-    ["key-without-version", "unknown-key-version"],
-    ["plus-as-space", "valid"],
-    ["strict-schema", "unknown-fields"],
-    ["check-then-insert", "concurrent-duplicates"],
-    ["optional-signature", "missing-signature"]
+  // Each flaw and every check it must fail. Four checks (timestamp-mismatch, wrong-key, other-app-key,
+  // missing-timestamp) can only be passed by an endpoint that does not verify the signature over what
+  // it received, so the endpoint without verification is the flaw that plants them.
+  const flaws: ReadonlyArray<readonly [Flaw, ReadonlyArray<string>]> = [
+    [
+      "no-verification",
+      [
+        "tampered-body",
+        "whitespace-body",
+        "timestamp-mismatch",
+        "wrong-key",
+        "other-app-key",
+        "missing-signature",
+        "missing-timestamp",
+        "missing-key-version",
+        "malformed-signature"
+      ]
+    ],
+    ["reserialised-body", ["valid-escaped-body", "whitespace-body"]],
+    ["no-window", ["stale-timestamp", "future-timestamp"]],
+    ["past-only-window", ["future-timestamp"]],
+    ["key-without-version", ["unknown-key-version"]],
+    ["plus-as-space", ["valid"]],
+    ["strict-schema", ["unknown-fields"]],
+    ["check-then-insert", ["concurrent-duplicates"]],
+    ["optional-signature", ["missing-signature"]],
+    ["url-decoded-signature", ["malformed-signature"]],
+    ["version-defaults-to-current", ["missing-key-version"]]
   ]
-  it.concurrent.each(flaws)("fails a Node endpoint with the flaw %s on %s", async (flaw, check) => {
+  it.concurrent.each(flaws)("fails a Node endpoint with the flaw %s on %j", async (flaw, checks) => {
     const flawed = await endpoint(flaw)
     const report = await auditOf(mock, flawed.url)
     expect(report.passed).toBe(false)
-    expect(failed(report)).toContain(check)
-    expect(report.checks.find((c) => c.id === check)!.detail.length).toBeGreaterThan(40)
+    for (const check of checks) {
+      expect(failed(report)).toContain(check)
+      expect(report.checks.find((c) => c.id === check)!.detail.length).toBeGreaterThan(40)
+    }
   })
 
   it("fails an endpoint slower than the callback timeout on latency", async () => {

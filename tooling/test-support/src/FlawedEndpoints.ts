@@ -21,6 +21,8 @@ export type Flaw =
   | "slow"
   | "forgery-500"
   | "optional-signature"
+  | "url-decoded-signature"
+  | "version-defaults-to-current"
 
 export interface FlawedEndpoint {
   readonly url: string
@@ -50,7 +52,8 @@ export const startFlawedEndpoint = async (mockUrl: string, appKey: string, flaw:
   const keys = new Map(
     listed.data.filter((k) => k.status !== "retired").map((k) => [k.version, createPublicKey(k.publicKeyPem)])
   )
-  const current = keys.get(Math.max(...listed.data.filter((k) => k.status === "current").map((k) => k.version)))!
+  const currentVersion = Math.max(...listed.data.filter((k) => k.status === "current").map((k) => k.version))
+  const current = keys.get(currentVersion)!
   const processed = new Set<string>()
   const seenSignatures = new Set<string>()
   let acted = 0
@@ -62,7 +65,11 @@ export const startFlawedEndpoint = async (mockUrl: string, appKey: string, flaw:
     if (flaw === "slow") await sleep(1500)
     const ts = request.headers["x-r-ts"]
     let signature = request.headers["x-r-signature"]
-    const version = request.headers["x-r-key-version"]
+    let version = request.headers["x-r-key-version"]
+    // "Headers may arrive URL-encoded": decoding turns a %2B-encoded signature back into a valid one.
+    if (flaw === "url-decoded-signature" && typeof signature === "string") signature = decodeURIComponent(signature)
+    // "No version means the current key": a missing header is defaulted instead of refused.
+    if (flaw === "version-defaults-to-current" && version === undefined) version = String(currentVersion)
     if (flaw !== "no-verification") {
       if (flaw === "optional-signature" && signature === undefined) {
         // "Signature checks are optional in sandbox": skipped when the header is absent.

@@ -2,9 +2,9 @@
 // and exits 0; --json prints the report object alone; a flawed endpoint exits 1 with the check it breaks.
 import type * as CallbackAudit from "@pc/core/CallbackAudit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FlawedEndpoint, startFlawedEndpoint } from "@pc/test-support"
+import { type FlawedEndpoint, startFlawedEndpoint, startHostile } from "@pc/test-support"
 import { type Mock, startMock } from "@pc/test-support/mock"
-import { freshConfigDir, merchantEnv, pc, pcJson, testMerchant } from "./support/Pc.js"
+import { freshConfigDir, merchantEnv, pc, pcBackground, pcJson, testMerchant } from "./support/Pc.js"
 
 let mock: Mock
 let correct: FlawedEndpoint
@@ -41,4 +41,22 @@ describe("pc callbacks audit", () => {
     expect(good.code).toBe(0)
     expect(good.json.passed).toBe(true)
   }, 60_000)
+
+  it("prints each check as it completes, not all at the end", async () => {
+    // An endpoint that never answers: each check waits out the callback timeout (10 s), so a line
+    // printed while the process still runs and before the summary was printed as the check ended.
+    const hang = await startHostile("hang")
+    try {
+      const running = pcBackground(["callbacks", "audit", hang.url], { env })
+      const first = await running.waitForLine((line) => /^\S+ valid\s/.test(line), "the first check's line")
+      expect(first).toContain("no answer")
+      const stillRunning = await Promise.race([running.exited.then(() => false), Promise.resolve(true)])
+      expect(stillRunning).toBe(true)
+      expect(running.stdout()).not.toMatch(/^(passed|failed):/m)
+      expect(await running.exited).toBe(1)
+      expect(running.stdout()).toMatch(/^failed: /m)
+    } finally {
+      await hang.close()
+    }
+  }, 90_000)
 })

@@ -213,9 +213,9 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     const fresh1: Array<LoadResult> = []
     // The bare server on the same pools as the mock's new orders, run right beside them. A pool sent
     // once is not a steady run: its 32 connections open together, the run is a second or less, and
-    // wrk's script reads every answer to know when the pool is done. Run that way the bare server
-    // itself is slower and its tail far longer than in its steady runs (bench/RESULTS.md's kept
-    // notes), so a new-order run is compared with a run of the same shape.
+    // wrk's script reads every answer to know when the pool is done. Run that way the bare server's
+    // own tail is far longer than in its steady runs (bench/RESULTS.md's kept notes), so a new-order
+    // run is compared with a run of the same shape.
     const bareNew32: Array<LoadResult> = []
     const bareNew1: Array<LoadResult> = []
     // Each round: new orders, the bare server on the same pool, bare, the mock all good, the mock

@@ -177,19 +177,22 @@ export const startMock = async (
 
 /**
  * The bare verifying server; any HTTP answer means it listens. With `padMs`, it spins that much more
- * CPU on each request (named "bare-padded").
+ * CPU on each request (named "bare-padded"). `verify` says where it verifies signatures: `loop`, every
+ * one on its event loop (the targets' baseline), or `pool`, the later requests of a turn on the thread
+ * pool as the mock's fast path does (named "bare-pool").
  */
-export const startBare = async (padMs = 0): Promise<Running> => {
+export const startBare = async (padMs = 0, verify: "loop" | "pool" = "loop"): Promise<Running> => {
   const port = await freePort()
   return startServer({
-    name: padMs > 0 ? "bare-padded" : "bare",
+    name: padMs > 0 ? "bare-padded" : verify === "pool" ? "bare-pool" : "bare",
     nodeArgs: [
       "--import",
       "tsx",
       here("./servers/BareServer.ts"),
       testMerchantKeyFile("public"),
       String(port),
-      ...(padMs > 0 ? [padMs.toFixed(3)] : [])
+      padMs.toFixed(3),
+      verify
     ],
     port,
     readyPath: "/",

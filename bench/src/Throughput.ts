@@ -96,6 +96,10 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
   try {
     const bare = await startBare()
     servers.push(bare)
+    // The bare server verifying where the mock's fast path does (the thread pool for the later
+    // requests of a turn): measured at 32 connections beside the targets' bare server, as a figure.
+    const barePool = await startBare(0, "pool")
+    servers.push(barePool)
     const mock = await startMock(join(options.dir, "throughput.sqlite"), { gc: true })
     servers.push(mock)
     let prism: Running | undefined
@@ -140,7 +144,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
       return result
     }
     const createNew = (script: string, connections: number) => sendOnce(mock, script, connections)
-    const served = new Map<string, number>(peers.map((s) => [s.name, 0]))
+    const served = new Map<string, number>([...peers, barePool].map((s) => [s.name, 0]))
     const load = async (server: Running, connections: number, seconds: number, bad = false) => {
       const result = await runLoad(server, bad ? options.badScript : options.script, {
         connections,
@@ -159,7 +163,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     const warmUpCpu = new Map<string, number>()
     let warmUpPairs = 0
     let warmUpRequests = 0
-    for (const server of peers) {
+    for (const server of [...peers, barePool]) {
       if (server !== mock) {
         // Two runs: the first, on a cold process, costs more per request than the mock's warm one,
         // and left the padded peer below unpadded.
@@ -218,8 +222,11 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     // run is compared with a run of the same shape.
     const bareNew32: Array<LoadResult> = []
     const bareNew1: Array<LoadResult> = []
-    // Each round: new orders, the bare server on the same pool, bare, the mock all good, the mock
-    // with bad signatures, the padded bare server, Prism; every other round in the reverse order.
+    const barePoolNew32: Array<LoadResult> = []
+    const barePoolSteady32: Array<LoadResult> = []
+    // Each round: new orders, the bare server on the same pool (and the bare server on both cores on
+    // it), bare (and on both cores), the mock all good, the mock with bad signatures, the padded bare
+    // server, Prism; every other round in the reverse order.
     // The runs compared (new orders with bare on their pool, replays with bare, bad with good) are
     // always adjacent, and neither of a pair always comes first. (The padded run stood between the
     // good and the bad run: their ratio then compared runs 3 s apart on a machine whose load moves
@@ -227,7 +234,9 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     const steps: ReadonlyArray<() => Promise<void>> = [
       async () => void fresh32.push(await createNew(new32[fresh32.length]!, 32)),
       async () => void bareNew32.push(await sendOnce(bare, new32[bareNew32.length]!, 32)),
+      async () => void barePoolNew32.push(await sendOnce(barePool, new32[barePoolNew32.length]!, 32)),
       async () => void many.get(bare.name)!.push(await load(bare, 32, options.seconds)),
+      async () => void barePoolSteady32.push(await load(barePool, 32, options.seconds)),
       async () => void many.get(mock.name)!.push(await load(mock, 32, options.seconds)),
       async () => void mixed.push(await load(mock, 32, options.seconds, true)),
       async () =>
@@ -406,6 +415,26 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
             ),
             p99Ms32: newOverBare(fresh32, many.get(bare.name)!, (r) => r.p99Ms).map((x) => round(x, 3))
           }
+        },
+        // The mock over a bare server that verifies where the mock's fast path does (the later
+        // requests of a turn on the thread pool, the other core), at 32 connections: the targets'
+        // bare server verifies every request on its one loop, so its ratios give the mock a core
+        // the bare server does not use. At one connection both verify on the loop.
+        bareOnBothCores: {
+          steady32: summary(barePoolSteady32),
+          newOrders32: summary(barePoolNew32),
+          mockNewOrdersOverRounds: newOverBare(fresh32, barePoolNew32, (r) => r.requestsPerSecond).map((x) =>
+            round(x, 3)
+          ),
+          mockNewOrdersP99OverRounds: newOverBare(fresh32, barePoolNew32, (r) => r.p99Ms).map((x) => round(x, 3)),
+          mockReplaysOverRounds: newOverBare(many.get(mock.name)!, barePoolSteady32, (r) => r.requestsPerSecond).map(
+            (x) => round(x, 3)
+          ),
+          mockNewOrdersOver: round(median(newOverBare(fresh32, barePoolNew32, (r) => r.requestsPerSecond)), 3),
+          mockReplaysOver: round(
+            median(newOverBare(many.get(mock.name)!, barePoolSteady32, (r) => r.requestsPerSecond)),
+            3
+          )
         },
         badSignatures: {
           share: BAD_SHARE,

@@ -1,19 +1,22 @@
 // The limit the mock is measured against: a bare node:http server that does the irreducible work of
 // a signed create (read the body, verify SHA256withRSA over the string to sign, parse the JSON,
-// answer the envelope) and nothing else: no storage, no timestamp window, no validation. It
-// verifies where the mock's create-order fast path does: the first request of a turn of the event
-// loop on the loop, the later ones of that turn on libuv's thread pool (the other core), so that
-// neither server has a core the other lacks.
-// Usage: node --import tsx BareServer.ts <public key PEM file> <port> [extra CPU ms per request]
+// answer the envelope) and nothing else: no storage, no timestamp window, no validation.
+// Usage: node --import tsx BareServer.ts <public key PEM file> <port> [extra CPU ms per request] [loop|pool]
 // The optional third argument spins that much CPU on each request before it answers, synchronously:
 // the bench's "bare, padded" peer, a server as costly per request as the mock but with none of its
 // code, which shows what latency tail that cost alone brings at 32 connections.
+// The fourth says where it verifies. `loop` (the default): every signature on the event loop, the
+// bare server the issues' targets were set against. `pool`: where the mock's create-order fast path
+// verifies, the first request of a turn of the event loop on the loop and the later ones on libuv's
+// thread pool (the other core), so that neither server has a core the other lacks; the bench measures
+// it beside the targets, as a figure.
 import { createPublicKey, verify } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer, type ServerResponse } from "node:http"
 
 const key = createPublicKey(readFileSync(process.argv[2]!, "utf8"))
 const padMs = Number(process.argv[4] ?? 0)
+const onPool = process.argv[5] === "pool"
 let orders = 0
 
 /** Answers one request whose signature check gave `valid`: the envelope the mock would send. */
@@ -52,7 +55,7 @@ const newTurn = () => {
 }
 const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
   if (taken++ === 0) setImmediate(newTurn)
-  const busy = taken > 1
+  const busy = onPool && taken > 1
   const chunks: Array<Buffer> = []
   req.on("data", (chunk: Buffer) => chunks.push(chunk))
   req.on("end", () => {

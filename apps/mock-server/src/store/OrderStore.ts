@@ -236,8 +236,49 @@ export const makeOrderStore = Effect.gen(function* () {
   })
   const getOrder = (orderSn: string) => findOrder(orderSn).pipe(badRowIsDefect)
 
+  // PostgreSQL: the insert and the idempotency read as one statement, one round trip per create
+  // where two were (each round trip is a write and a read on the socket on both sides, and a parse
+  // and plan on the server). The read sees the statement's snapshot, without the row the insert
+  // makes: it returns the order that was there before, the insert returns the one it made, and
+  // neither returns anything when the insert conflicted with an order committed since the
+  // snapshot (or the orderSn drawn was taken): then the next try reads that order.
+  const insertOrFind = (order: typeof NewOrder.Type) => {
+    const p = params(order)
+    return sql`WITH inserted AS (
+        INSERT INTO orders
+          (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
+        VALUES (${p[0]}, ${p[1]}, ${p[2]}, ${p[3]}, ${p[4]}, 'CREATED', ${p[5]}, ${p[6]}, ${p[7]})
+        ON CONFLICT DO NOTHING
+        RETURNING order_sn
+      )
+      SELECT FALSE AS inserted, order_sn AS "orderSn", outer_order AS "outerOrder", amount, currency, status,
+        created_at AS "createdAt", updated_at AS "updatedAt", app_key AS "appKey", expires_at_ms AS "expiresAtMs"
+        FROM orders WHERE app_key = ${order.appKey} AND outer_order = ${order.outerOrder}
+      UNION ALL
+      SELECT TRUE, order_sn, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM inserted`
+  }
+  const decodeStored = Schema.decodeUnknown(StoredOrder)
+  const createOnPostgres = (input: OrderDraft) => {
+    const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> => {
+      if (tries > 5) return Effect.dieMessage("no order after 6 inserts that conflicted")
+      const order = draftAt(input)
+      return Effect.flatMap(insertOrFind(order), (rows) => {
+        const row = rows[0] as { readonly inserted?: unknown } | undefined
+        if (row === undefined) return attempt(tries + 1)
+        if (row.inserted === true) return Effect.succeed({ order: createdRecord(order), created: true })
+        return Effect.flatMap(decodeStored(row), (existing) => {
+          const settled = existingFor(input, existing)
+          return settled instanceof Conflict ? Effect.fail(settled) : Effect.succeed(settled)
+        })
+      })
+    }
+    return attempt(0).pipe(badRowIsDefect)
+  }
+  const onPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
   const orders: OrderStore = {
     createOrder: (input) => {
+      if (onPostgres) return createOnPostgres(input)
       // As createNow: read first, insert when there is no such order, read again after a conflict.
       const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> =>
         Effect.flatMap(findByOuterOrder(input), (existing) => {

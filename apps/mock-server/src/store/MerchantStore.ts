@@ -176,8 +176,8 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
       })
 
     // On a shared database, where nothing is cached, every request reads its merchant's keys: the
-    // reads of one turn of the event loop are one statement (TurnBatch.ts), a round trip for the
-    // turn instead of one per request. Each still reads after its request arrived.
+    // reads that arrive together are one statement (TurnBatch.ts), a round trip for the group
+    // instead of one per request. Each still reads after its request arrived.
     const decodeAuthRows = Schema.decodeUnknown(Schema.Array(AuthKeyRow))
     const authRowsOfMany = (appKeys: ReadonlyArray<string>) =>
       Effect.map(

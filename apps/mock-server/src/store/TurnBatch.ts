@@ -1,7 +1,7 @@
-// Calls that arrive in the same turn of the event loop, run as one: a statement for many rows
-// instead of one per row. On PostgreSQL each statement is a round trip, and on loopback TCP the
-// write of each one costs the mock as much CPU as the rest of a create's work; one statement for
-// the turn's creates pays it once.
+// Calls that arrive together (in one turn of the event loop, or while the last run was in flight),
+// run as one: a statement for many rows instead of one per row. On PostgreSQL each statement is a
+// round trip, and on loopback TCP the write of each one cost the mock as much CPU as the rest of a
+// create's work; one statement for the group pays it once.
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"

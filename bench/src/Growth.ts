@@ -236,19 +236,33 @@ const rawSignRate = (seconds: number): number => {
  */
 const CALLBACK_WARM_UP = 4_000
 
+/** What {@link callbacksPerSecond} measured. */
+export interface CallbackRate {
+  readonly perSecond: number
+  readonly fromStartPerSecond: number
+  readonly skipped: number
+  readonly pendingAtStart: number
+  readonly delivered: number
+}
+
 /**
- * Callbacks delivered per second with `pendingDeliveries` still due after a warm-up, over at most
- * `callbackWindowSeconds` or until they all arrived.
+ * Callbacks delivered per second by the mock on `db` with `pendingDeliveries` still due after a
+ * warm-up, over at most `windowSeconds` or until they all arrived. `seed` fills the database
+ * before the mock starts: the given count of paid orders, each with a delivery due now, and the
+ * test merchant's notify URL set to the receiver's.
  */
-const callbackRate = async (options: GrowthOptions) => {
-  const file = join(options.dir, "callbacks.sqlite")
-  await preparedDatabase(options.dir, file)
+export const callbacksPerSecond = async (options: {
+  readonly db: string
+  readonly seed: (count: number, notifyUrl: string) => Promise<void>
+  readonly pendingDeliveries: number
+  readonly windowSeconds: number
+}): Promise<CallbackRate> => {
   const receiver = await startReceiver()
   // A smoke run's small backlog warms up on half as many.
   const warmUp = Math.min(CALLBACK_WARM_UP, Math.floor(options.pendingDeliveries / 2))
   const seeded = options.pendingDeliveries + warmUp
-  seedPendingDeliveries(file, seeded, receiver.url)
-  const mock = await startMock(file)
+  await options.seed(seeded, receiver.url)
+  const mock = await startMock(options.db)
   try {
     // The warm-up's own limit: 4,000 take 13 s at the slowest rate seen while warming (300/s), and
     // the time is the throughput suite's top-up's (it runs last, on what is left of the budget).
@@ -257,7 +271,7 @@ const callbackRate = async (options: GrowthOptions) => {
     // Exactly the warm-up's arrivals, by their own times: this loop may look late (a busy machine,
     // a small backlog), and counting what had arrived by then skipped a smoke run's whole backlog.
     const skipped = Math.min(receiver.arrivals.size, warmUp)
-    const deadline = performance.now() + options.callbackWindowSeconds * 1000
+    const deadline = performance.now() + options.windowSeconds * 1000
     while (receiver.arrivals.size < seeded && performance.now() < deadline) await sleep(20)
     const times = [...receiver.arrivals.values()].sort((a, b) => a - b)
     const measured = times.slice(skipped)
@@ -274,6 +288,23 @@ const callbackRate = async (options: GrowthOptions) => {
     await mock.stop()
     await receiver.close()
   }
+}
+
+/** {@link callbacksPerSecond} on a SQLite file the mock made, seeded directly. */
+export const sqliteCallbackRate = async (
+  dir: string,
+  name: string,
+  pendingDeliveries: number,
+  windowSeconds: number
+) => {
+  const file = join(dir, name)
+  await preparedDatabase(dir, file)
+  return callbacksPerSecond({
+    db: file,
+    seed: async (count, notifyUrl) => seedPendingDeliveries(file, count, notifyUrl),
+    pendingDeliveries,
+    windowSeconds
+  })
 }
 
 /** Orders paid before the pay-to-callback latencies are counted. */
@@ -314,7 +345,12 @@ const payToCallback = async (options: GrowthOptions) => {
 
 export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> => {
   const latency = await createLatency(options)
-  const callbacks = await callbackRate(options)
+  const callbacks = await sqliteCallbackRate(
+    options.dir,
+    "callbacks.sqlite",
+    options.pendingDeliveries,
+    options.callbackWindowSeconds
+  )
   const signRate = rawSignRate(1)
   // A figure, not a target: if the bare deliverer cannot run, the figures say why and the suite goes on.
   const bareDeliveries = await bareDeliveryRate(options.bareDeliverySeconds).then(

@@ -1,8 +1,10 @@
-// `pnpm --filter @pc/bench profile [seconds] [top] [connections]`: the mock (production, SQLite file) under signed
+// `pnpm --filter @pc/bench profile [seconds] [top] [connections]`: the mock (production, SQLite file, or
+// PostgreSQL with PC_PROFILE_PG=1) under signed
 // creates from wrk, profiled by V8's CPU profiler (what `node --cpu-prof` runs, here started and
 // stopped by signal so that start-up's module loading stays out), then where its CPU went: by
 // function (self time), by package, and the project's functions inclusive, as shares of the
 // samples taken while it was not idle.
+import { startPostgres } from "@pc/servers"
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -106,6 +108,8 @@ const main = async () => {
   ensureWrk()
   const seconds = Number(process.argv[2] ?? 15)
   const dir = mkdtempSync(join(tmpdir(), "pc-profile-"))
+  // PC_PROFILE_PG=1: the mock on a throwaway PostgreSQL (tooling/servers) instead of a SQLite file.
+  const postgres = process.env.PC_PROFILE_PG === "1" ? await startPostgres() : undefined
   try {
     // PC_PROFILE_BAD_EVERY=n: every n-th signature broken (1: all refused), to profile the refusals.
     const orders = signOrders(1_000, `profile-${Date.now()}`)
@@ -117,7 +121,11 @@ const main = async () => {
     const preload = new URL("./servers/ProfileOnSignal.mjs", import.meta.url).pathname
     const mock = await startServer({
       name: "mock",
-      nodeArgs: ["--import", preload, ...mockArgs({ port, db: join(dir, "profile.sqlite") })],
+      nodeArgs: [
+        "--import",
+        preload,
+        ...mockArgs({ port, db: (await postgres?.createDatabase("profile")) ?? join(dir, "profile.sqlite") })
+      ],
       port,
       readyPath: "/healthz",
       ready: (status) => status === 200
@@ -167,6 +175,7 @@ const main = async () => {
       for (const from of row.from) console.log(`          ${String(from.percent).padStart(5)}%  < ${from.name}`)
     }
   } finally {
+    await postgres?.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 }

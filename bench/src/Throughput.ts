@@ -61,10 +61,17 @@ export interface ThroughputOptions {
 const NEW_ORDER_RUN_MAX_SECONDS = 60
 
 /**
+ * Sends each order of a script written `once` (a pool of new orders) once, over `connections`, and
+ * ends when every one has its answer: the rate is that of creates alone.
+ */
+export const sendNewOrders = (server: Running, script: string, connections: number): Promise<LoadResult> =>
+  runLoad(server, script, { connections, seconds: NEW_ORDER_RUN_MAX_SECONDS, untilAllAnswered: true })
+
+/**
  * `count` merchants on the mock: the test merchant, and others made through the developer menu with
  * the test merchant's public key (so the one private key signs for all of them).
  */
-const merchantsOn = async (mock: Running, count: number): Promise<ReadonlyArray<string>> => {
+export const merchantsOn = async (mock: Running, count: number): Promise<ReadonlyArray<string>> => {
   const publicKeyPem = readFileSync(testMerchantKeyFile("public"), "utf8")
   const appKeys = [TEST_MERCHANT_APP_KEY]
   while (appKeys.length < count) {
@@ -135,11 +142,7 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     // Each pool is sent once, ending when its last order is answered: to the mock, and in the same
     // shape to the bare server, whose requests cost it the same whether new or not.
     const sendOnce = async (server: Running, script: string, connections: number) => {
-      const result = await runLoad(server, script, {
-        connections,
-        seconds: NEW_ORDER_RUN_MAX_SECONDS,
-        untilAllAnswered: true
-      })
+      const result = await sendNewOrders(server, script, connections)
       served.set(server.name, served.get(server.name)! + result.requests)
       return result
     }

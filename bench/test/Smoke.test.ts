@@ -60,7 +60,7 @@ describe("pnpm bench --smoke", () => {
   it("writes every suite's targets as { value, target, met }, consistent with their rule", () => {
     const written = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as Written
     const suites = new Set(Object.keys(written.targets).map((name) => name.split(":")[0]))
-    expect([...suites].sort()).toEqual(["adapters", "bundle", "client", "growth", "startup", "throughput"])
+    expect([...suites].sort()).toEqual(["adapters", "bundle", "client", "growth", "pg", "startup", "throughput"])
     expect(Object.keys(written.figures).sort()).toEqual([...suites].sort())
     for (const [name, t] of Object.entries(written.targets)) {
       expect(typeof t.value, name).toBe("number")

@@ -27,6 +27,9 @@ export const EVENTS_CHANNEL = "pc_mock_events"
  */
 const PAYLOAD_LIMIT_BYTES = 7_900
 
+/** How long the sender waits after a NOTIFY before taking the events gathered since (see below). */
+const NOTIFY_PAUSE = "10 millis"
+
 /** The events other replicas need: those about the shared database, not one replica's HTTP traffic. */
 const isShared = (event: MockEvent): boolean => event.type !== "request"
 
@@ -205,12 +208,17 @@ export const sharedMockEvents: Layer.Layer<MockEvents, never, PgClient.PgClient>
       Effect.forkScoped
     )
 
+    // After each NOTIFY, a pause in which the next events gather: without it, under load, a NOTIFY
+    // went out for every three or four creates, as many round trips as the creates' own
+    // statements. The first event after a quiet spell still goes at once; the others' views of it
+    // are at most the pause late.
     yield* Queue.takeBetween(outbox, 1, 512).pipe(
       Effect.flatMap((events) =>
         Effect.forEach(payloadsOf(origin, Chunk.toReadonlyArray(events)), notify, {
           discard: true
         })
       ),
+      Effect.zipRight(Effect.sleep(NOTIFY_PAUSE)),
       Effect.catchAll((error) => Effect.logWarning("replica events: sending failed", error.message)),
       Effect.forever,
       Effect.forkScoped

@@ -11,6 +11,7 @@ import { isoTime } from "./IsoTime.js"
 import { makeDueNow } from "./DeliveryStore.js"
 import { wholeNumber } from "./Dialect.js"
 import { NotFound } from "./StoreError.js"
+import { perTurn } from "./TurnBatch.js"
 import { badRowIsDefect, column, type Merchant, MerchantKey } from "./Records.js"
 
 const MerchantRow = Schema.Struct({ notifyUrl: column("notify_url", Schema.NullOr(Schema.String)) })
@@ -174,6 +175,26 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
         return version
       })
 
+    // On a shared database, where nothing is cached, every request reads its merchant's keys: the
+    // reads that arrive together are one statement (TurnBatch.ts), a round trip for the group
+    // instead of one per request. Each still reads after its request arrived.
+    const decodeAuthRows = Schema.decodeUnknown(Schema.Array(AuthKeyRow))
+    const authRowsOfMany = (appKeys: ReadonlyArray<string>) =>
+      Effect.map(
+        sql.unsafe<{ readonly app_key: string }>(
+          "SELECT app_key, version, public_key_pem, status FROM merchant_keys WHERE app_key = ANY($1::text[])",
+          [[...new Set(appKeys)]]
+        ),
+        (rows) => {
+          const byAppKey = new Map<string, Array<unknown>>()
+          for (const row of rows) byAppKey.set(row.app_key, [...(byAppKey.get(row.app_key) ?? []), row])
+          return appKeys.map((appKey) => byAppKey.get(appKey) ?? [])
+        }
+      )
+    const sharedAuthRows = options.shared ? perTurn(yield* Effect.runtime<never>(), authRowsOfMany) : undefined
+    const authRowsOf = (appKey: string) =>
+      sharedAuthRows === undefined ? authKeysOf(appKey) : Effect.flatMap(sharedAuthRows(appKey), decodeAuthRows)
+
     // What authentication reads on every request (does the merchant exist, which key versions, which
     // are disabled), cached per appKey. On SQLite this store is the only writer, and every write
     // below that touches a merchant forgets its entry, so the cache is never stale. On a shared
@@ -189,7 +210,7 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
         const generation = writes
         // One query: every merchant has at least one key row (it is created with version 1, and
         // keys are disabled, never deleted), so no key rows means no merchant.
-        const rows = yield* authKeysOf(appKey)
+        const rows = yield* authRowsOf(appKey)
         const keys: AuthKeys | null =
           rows.length === 0 ? null : new Map(rows.map(({ version, ...key }) => [version, key] as const))
         // Only merchants are cached: a miss costs one query, and caching misses would let requests

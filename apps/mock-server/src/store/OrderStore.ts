@@ -12,6 +12,7 @@ import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
 import { wholeNumber } from "./Dialect.js"
 import { SqliteDirect } from "./SqliteConnection.js"
 import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
+import { perTurn } from "./TurnBatch.js"
 import { type BadRow, badRowIsDefect, OrderRecord } from "./Records.js"
 
 /** What creating an order needs. */
@@ -236,8 +237,77 @@ export const makeOrderStore = Effect.gen(function* () {
   })
   const getOrder = (orderSn: string) => findOrder(orderSn).pipe(badRowIsDefect)
 
+  // PostgreSQL: the insert and the idempotency read as one statement, and one statement for all
+  // the creates that arrive together (TurnBatch.ts: a turn's, or those made while the last such
+  // statement ran): where each create made two round trips, such a group makes one (each round
+  // trip is a write and a read on the socket on both sides, and a parse and plan on the server). Each create's answer waits for the statement, which
+  // commits before it returns. The read sees the statement's snapshot, without the rows the insert
+  // makes: it returns the orders that were there before, the insert the ones it made, and neither
+  // returns anything for a create whose insert conflicted with an order committed since the
+  // snapshot, or made earlier in the same statement (the same orderId twice in a turn), or whose
+  // orderSn was taken: its next try reads that order, or draws another orderSn. The insert takes
+  // the rows in key order, so that replicas inserting the same orderIds wait for each other
+  // instead of deadlocking.
+  const createMany = (drafts: ReadonlyArray<typeof NewOrder.Type>) =>
+    Effect.map(
+      sql.unsafe<Record<string, unknown>>(
+        `WITH input AS (
+          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+            WITH ORDINALITY AS t(order_sn, app_key, outer_order, amount, currency, created_at, expires_at_ms, n)
+        ), inserted AS (
+          INSERT INTO orders
+            (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
+          SELECT order_sn, app_key, outer_order, amount, currency, 'CREATED', created_at, created_at, expires_at_ms
+            FROM input ORDER BY app_key, outer_order
+          ON CONFLICT DO NOTHING
+          RETURNING order_sn, app_key, outer_order
+        )
+        SELECT input.n, FALSE AS inserted, o.order_sn AS "orderSn", o.outer_order AS "outerOrder", o.amount,
+          o.currency, o.status, o.created_at AS "createdAt", o.updated_at AS "updatedAt", o.app_key AS "appKey",
+          o.expires_at_ms AS "expiresAtMs"
+          FROM input JOIN orders o ON o.app_key = input.app_key AND o.outer_order = input.outer_order
+        UNION ALL
+        SELECT input.n, TRUE, input.order_sn, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+          FROM input JOIN inserted ON inserted.order_sn = input.order_sn AND inserted.app_key = input.app_key
+            AND inserted.outer_order = input.outer_order`,
+        [
+          drafts.map((d) => d.orderSn),
+          drafts.map((d) => d.appKey),
+          drafts.map((d) => d.outerOrder),
+          drafts.map((d) => d.amount),
+          drafts.map((d) => d.currency),
+          drafts.map((d) => d.createdAt),
+          drafts.map((d) => d.expiresAtMs)
+        ]
+      ),
+      (rows) => {
+        const found: Array<Record<string, unknown> | undefined> = drafts.map(() => undefined)
+        for (const row of rows) found[Number(row.n) - 1] = row
+        return found
+      }
+    )
+  const insertOrFind = perTurn(yield* Effect.runtime<never>(), createMany)
+  const decodeStored = Schema.decodeUnknown(StoredOrder)
+  const createOnPostgres = (input: OrderDraft) => {
+    const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> => {
+      if (tries > 5) return Effect.dieMessage("no order after 6 inserts that conflicted")
+      const order = draftAt(input)
+      return Effect.flatMap(insertOrFind(order), (row) => {
+        if (row === undefined) return attempt(tries + 1)
+        if (row.inserted === true) return Effect.succeed({ order: createdRecord(order), created: true })
+        return Effect.flatMap(decodeStored(row), (existing) => {
+          const settled = existingFor(input, existing)
+          return settled instanceof Conflict ? Effect.fail(settled) : Effect.succeed(settled)
+        })
+      })
+    }
+    return attempt(0).pipe(badRowIsDefect)
+  }
+  const onPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
   const orders: OrderStore = {
     createOrder: (input) => {
+      if (onPostgres) return createOnPostgres(input)
       // As createNow: read first, insert when there is no such order, read again after a conflict.
       const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> =>
         Effect.flatMap(findByOuterOrder(input), (existing) => {

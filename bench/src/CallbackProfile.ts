@@ -1,10 +1,11 @@
 // `pnpm --filter @pc/bench profile-callbacks [pending] [--trace]`: the mock (production, SQLite file)
 // delivering a backlog of `pending` callbacks (default 10,000) to a local receiver, as the growth
 // suite measures it; after a warm-up, the CPU the mock's process and its main thread spent per
-// callback (from /proc: figures the neighbours on a shared machine barely move). `--trace` prints
+// callback (from /proc: figures the neighbours on a shared machine barely move), and per thread
+// (libuv's pool signs; V8's helpers mark and sweep for the GC). `--trace` prints
 // them second by second from the start first; with PC_PROFILE_OUT=<file>, V8's CPU profile of the
 // measured part is written there (started and stopped by signal, as `profile` does).
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { preparedDatabase, seedPendingDeliveries, startReceiver } from "./Growth.js"
@@ -15,6 +16,22 @@ const cpuSeconds = (stat: string): number => {
   const text = readFileSync(stat, "utf8")
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** CPU seconds of each of a process's threads, summed by thread name (libuv's pool, V8's helpers, ...). */
+const threadSeconds = (pid: number): Map<string, number> => {
+  const byName = new Map<string, number>()
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = `/proc/${pid}/task/${task}/stat`
+      const name =
+        task === String(pid) ? "main" : `${readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim()}:${task}`
+      byName.set(name, (byName.get(name) ?? 0) + cpuSeconds(stat))
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -65,6 +82,7 @@ const main = async () => {
         await sleep(5)
       }
       const load0 = loadavg()[0]!
+      const threads0 = threadSeconds(mock.pid)
       const [count0, all0, main0, t0] = [
         receiver.arrivals.size,
         mock.cpuSeconds(),
@@ -81,6 +99,7 @@ const main = async () => {
         performance.now()
       ]
       const load1 = loadavg()[0]!
+      const threads1 = threadSeconds(mock.pid)
       if (profiling) process.kill(mock.pid, "SIGUSR2")
       const n = count1 - count0
       if (n === 0)
@@ -89,6 +108,12 @@ const main = async () => {
         `${n} callbacks in ${((t1 - t0) / 1000).toFixed(2)} s: ${(n / ((t1 - t0) / 1000)).toFixed(1)}/s; ` +
           `CPU per callback: process ${((1000 * (all1 - all0)) / n).toFixed(3)} ms, main thread ${((1000 * (main1 - main0)) / n).toFixed(3)} ms; ` +
           `load ${load0.toFixed(2)} -> ${load1.toFixed(2)}`
+      )
+      const perThread = [...threads1]
+        .map(([name, seconds]) => [name, (1000 * (seconds - (threads0.get(name) ?? 0))) / n] as const)
+        .sort((a, b) => b[1] - a[1])
+      console.log(
+        `CPU per callback by thread (ms): ${perThread.map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(", ")}`
       )
       const times = [...receiver.arrivals.values()].sort((a, b) => a - b)
       const buckets: Array<number> = []

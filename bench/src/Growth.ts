@@ -128,7 +128,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * bench's local receiver does (`MAX_IN_FLIGHT_PER_MERCHANT` in
  * apps/mock-server/src/callbacks/EndpointSpeeds.ts, an internal constant; the smoke test holds the two equal).
  */
-export const MOCK_IN_FLIGHT_PER_MERCHANT = 32
+export const MOCK_IN_FLIGHT_PER_MERCHANT = 64
 
 /**
  * Callbacks per second of the bare deliverer (servers/BareDeliverer.mjs: sign on the thread pool,

@@ -11,7 +11,7 @@ import { MAX_IN_FLIGHT_PER_MERCHANT } from "./EndpointSpeeds.js"
  * Attempts in flight at most. Setting a notify URL makes a whole backlog due at once: it is sent
  * at most this many at a time, not as thousands of simultaneous requests.
  */
-export const MAX_IN_FLIGHT = 128
+export const MAX_IN_FLIGHT = 256
 
 /**
  * Merchants with the raised limit at a time at most (EndpointSpeeds.ts): together they have at

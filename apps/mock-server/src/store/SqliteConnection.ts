@@ -135,9 +135,11 @@ const make = (
           },
           catch: (cause) => failed(cause, "Failed to execute statement")
         }),
+      // What `@effect/sql` runs this way is its BEGIN, COMMIT, ROLLBACK and savepoints: kept
+      // prepared like any statement, rather than compiled again for every transaction.
       executeUnprepared: (sql, params, transformRows) => {
         const rows = Effect.try({
-          try: () => runOn(db.prepare(sql), params ?? [], false),
+          try: () => runOn(prepared(sql), params ?? [], false),
           catch: (cause) => failed(cause, "Failed to execute statement")
         })
         return transformRows === undefined

@@ -20,7 +20,10 @@ import { startupSuite } from "./Startup.js"
 import { BAD_SHARE, throughputSuite } from "./Throughput.js"
 import { ensureWrk, writeScript } from "./Wrk.js"
 
+// `pnpm bench -- --only x` hands the `--` on through the root script's nested pnpm: skip it.
+const argv = process.argv.slice(2)
 const { values: flags } = parseArgs({
+  args: argv[0] === "--" ? argv.slice(1) : argv,
   options: {
     smoke: { type: "boolean", default: false },
     out: { type: "string" },

@@ -352,7 +352,7 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
     options.callbackWindowSeconds
   )
   const signRate = rawSignRate(1)
-  // A figure, not a target: if the bare deliverer cannot run, the figures say why and the suite goes on.
+  // If the bare deliverer cannot run, its target is missed with the reason, and the suite goes on.
   const bareDeliveries = await bareDeliveryRate(options.bareDeliverySeconds).then(
     (perSecond) => ({ perSecond }),
     (error: unknown) => ({ skipped: (error instanceof Error ? error.message : String(error)).split("\n")[0]! })
@@ -371,6 +371,14 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
         0.5,
         "x",
         `callbacks delivered per second to a local receiver from ${callbacks.pendingAtStart} pending, after the mock's warm-up (the first ${callbacks.skipped} of ${callbacks.pendingAtStart + callbacks.skipped} seeded), over node:crypto signatures per second in one thread (each callback is one signature)`
+      ),
+      "callbacks/s with many pending / bare deliverer's": atLeast(
+        "perSecond" in bareDeliveries ? callbacks.perSecond / bareDeliveries.perSecond : 0,
+        0.8,
+        "x",
+        "perSecond" in bareDeliveries
+          ? `the same callbacks/s over a deliverer that signs on the thread pool and POSTs with the mock's ${MOCK_IN_FLIGHT_PER_MERCHANT} attempts in flight per merchant but stores and records nothing (src/servers/BareDeliverer.mjs), run right after it`
+          : `the bare deliverer did not run: ${bareDeliveries.skipped}`
       ),
       "pay-to-callback p95, idle": atMost(
         quantile(payLatencies, 0.95),

@@ -12,13 +12,11 @@ import { cpus } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { callbacksPerSecond, sqliteCallbackRate } from "./Growth.js"
-import { signNewOrders } from "./Orders.js"
 import { atLeast, type SuiteResult } from "./Results.js"
 import { type Running, startMock, TEST_MERCHANT_APP_KEY } from "./Servers.js"
 import { median, round } from "./Stats.js"
-import { merchantsOn, sendNewOrders } from "./Throughput.js"
+import { merchantsOn, newOrderScript, sendNewOrders } from "./Throughput.js"
 import type { LoadResult } from "./Wrk.js"
-import { writeScript } from "./Wrk.js"
 
 export interface PgOptions {
   readonly dir: string
@@ -72,10 +70,6 @@ const seedPostgres = async (url: string, count: number, notifyUrl: string): Prom
   await promisify(execFile)(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", script])
 }
 
-/** New orders for `mock`'s merchants, signed now, as a wrk script that sends each once. */
-const newOrdersFor = async (dir: string, appKeys: ReadonlyArray<string>, count: number, tag: string) =>
-  writeScript(dir, await signNewOrders(count, `${tag}-${Date.now()}`, appKeys), undefined, { once: true })
-
 /** Creates/s of `mocks` loaded at once, each with its own script and share of the connections. */
 const createsAtOnce = async (mocks: ReadonlyArray<Running>, scripts: ReadonlyArray<string>, connections: number) => {
   const shares = split(connections, mocks.length)
@@ -100,16 +94,16 @@ export const pgSuite = async (options: PgOptions): Promise<SuiteResult> => {
     const pgKeys = await merchantsOn(pgMock, options.merchants)
     const sqliteKeys = await merchantsOn(sqliteMock, options.merchants)
     const pools = { pg: [] as Array<string>, sqlite: [] as Array<string>, replicas: [] as Array<Array<string>> }
-    const warmPg = await newOrdersFor(options.dir, pgKeys, options.pgNewOrders, "pg-warm")
-    const warmSqlite = await newOrdersFor(options.dir, sqliteKeys, options.sqliteNewOrders, "sqlite-warm")
+    const warmPg = await newOrderScript(options.dir, pgKeys, options.pgNewOrders, "pg-warm")
+    const warmSqlite = await newOrderScript(options.dir, sqliteKeys, options.sqliteNewOrders, "sqlite-warm")
     for (let r = 0; r < options.rounds; r++) {
-      pools.pg.push(await newOrdersFor(options.dir, pgKeys, options.pgNewOrders, `pg-r${r}`))
-      pools.sqlite.push(await newOrdersFor(options.dir, sqliteKeys, options.sqliteNewOrders, `sqlite-r${r}`))
+      pools.pg.push(await newOrderScript(options.dir, pgKeys, options.pgNewOrders, `pg-r${r}`))
+      pools.sqlite.push(await newOrderScript(options.dir, sqliteKeys, options.sqliteNewOrders, `sqlite-r${r}`))
     }
     for (const n of REPLICA_FIGURES) {
       const share = Math.ceil(options.pgNewOrders / n)
       const scripts: Array<string> = []
-      for (let i = 0; i < n; i++) scripts.push(await newOrdersFor(options.dir, pgKeys, share, `pg-x${n}-${i}`))
+      for (let i = 0; i < n; i++) scripts.push(await newOrderScript(options.dir, pgKeys, share, `pg-x${n}-${i}`))
       pools.replicas.push(scripts)
     }
 

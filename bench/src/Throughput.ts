@@ -64,6 +64,15 @@ const NEW_ORDER_RUN_MAX_SECONDS = 60
  * Sends each order of a script written `once` (a pool of new orders) once, over `connections`, and
  * ends when every one has its answer: the rate is that of creates alone.
  */
+/** New orders for `appKeys`' merchants, `count` of them signed now, as a wrk script that sends each once. */
+export const newOrderScript = async (
+  dir: string,
+  appKeys: ReadonlyArray<string>,
+  count: number,
+  tag: string
+): Promise<string> =>
+  writeScript(dir, await signNewOrders(count, `${tag}-${Date.now()}`, appKeys), undefined, { once: true })
+
 export const sendNewOrders = (server: Running, script: string, connections: number): Promise<LoadResult> =>
   runLoad(server, script, { connections, seconds: NEW_ORDER_RUN_MAX_SECONDS, untilAllAnswered: true })
 
@@ -126,17 +135,20 @@ export const throughputSuite = async (options: ThroughputOptions): Promise<Suite
     // each sent once, so that every request of those runs creates an order.
     const appKeys = await merchantsOn(mock, options.merchants)
     const signedAt = performance.now()
-    const newOrderScript = async (count: number, tag: string) =>
-      writeScript(options.dir, await signNewOrders(count, `${tag}-${Date.now()}`, appKeys), undefined, { once: true })
     // As many new orders for the warm-up as the rounds will make: the rounds' stored orders fill
     // SQLite's page cache (16 MB under better-sqlite3's SQLITE_DEFAULT_CACHE_SIZE=-16000), which is
     // bounded, not a leak, and must be full before the RSS check takes its base.
-    const warmUpNew = await newOrderScript(options.rounds * (options.newOrders32 + options.newOrders1), "warm-new")
+    const warmUpNew = await newOrderScript(
+      options.dir,
+      appKeys,
+      options.rounds * (options.newOrders32 + options.newOrders1),
+      "warm-new"
+    )
     const new32: Array<string> = []
     const new1: Array<string> = []
     for (let round = 0; round < options.rounds; round++) {
-      new32.push(await newOrderScript(options.newOrders32, `new32-r${round}`))
-      new1.push(await newOrderScript(options.newOrders1, `new1-r${round}`))
+      new32.push(await newOrderScript(options.dir, appKeys, options.newOrders32, `new32-r${round}`))
+      new1.push(await newOrderScript(options.dir, appKeys, options.newOrders1, `new1-r${round}`))
     }
     const signingSeconds = (performance.now() - signedAt) / 1000
     // Each pool is sent once, ending when its last order is answered: to the mock, and in the same

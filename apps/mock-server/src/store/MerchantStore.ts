@@ -187,7 +187,11 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
         ),
         (rows) => {
           const byAppKey = new Map<string, Array<unknown>>()
-          for (const row of rows) byAppKey.set(row.app_key, [...(byAppKey.get(row.app_key) ?? []), row])
+          for (const row of rows) {
+            const keys = byAppKey.get(row.app_key)
+            if (keys === undefined) byAppKey.set(row.app_key, [row])
+            else keys.push(row)
+          }
           return appKeys.map((appKey) => byAppKey.get(appKey) ?? [])
         }
       )

@@ -240,8 +240,8 @@ export const makeOrderStore = Effect.gen(function* () {
   // PostgreSQL: the insert and the idempotency read as one statement, and one statement for all
   // the creates that arrive together (TurnBatch.ts: a turn's, or those made while the last such
   // statement ran): where each create made two round trips, such a group makes one (each round
-  // trip is a write and a read on the socket on both sides, and a parse and plan on the server). Each create's answer waits for the statement, which
-  // commits before it returns. The read sees the statement's snapshot, without the rows the insert
+  // trip is a write and a read on the socket on both sides, and a parse and plan on the server).
+  // Each create's answer waits for the statement, which commits before it returns. The read sees the statement's snapshot, without the rows the insert
   // makes: it returns the orders that were there before, the insert the ones it made, and neither
   // returns anything for a create whose insert conflicted with an order committed since the
   // snapshot, or made earlier in the same statement (the same orderId twice in a turn), or whose

@@ -131,6 +131,74 @@ describe.each(drivers)("SqliteConnection on %s", (driver: DriverName) => {
     })
   })
 
+  it("commits the one write of a turn on its own after a turn of one write, and groups again when more come", async () => {
+    const file = join(dir, `db-${++files}.sqlite`)
+    const turnEnd = () => new Promise((resolve) => setImmediate(resolve))
+    const result = await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const direct = yield* SqliteDirect
+          yield* sql`CREATE TABLE t (name TEXT PRIMARY KEY)`
+          const insert = direct.statement("INSERT INTO t (name) VALUES (?)")
+          const other = openDatabase(file, driver)
+          const count = () => other.prepare("SELECT count(*) AS n FROM t").all([])
+          // A turn with one write: a group of one, answered after its commit.
+          direct.beginGroup()
+          insert(["a"])
+          const grouped = direct.committed("a")
+          yield* Effect.promise(() => Promise.resolve(grouped))
+          yield* Effect.promise(turnEnd)
+          // The next turn's first write commits on its own: stored (seen by another connection) at once.
+          const began = direct.beginGroup()
+          insert(["b"])
+          const alone = direct.committed("b")
+          const seenAtOnce = count()
+          // A second write in the same turn opens the group, and waits for its commit.
+          direct.beginGroup()
+          insert(["c"])
+          const second = direct.committed("c")
+          const seenBeforeCommit = count()
+          const settled = yield* Effect.promise(() => Promise.resolve(second))
+          const seenAfter = count()
+          // That turn had two writes: the next turn's first write joins a group again.
+          yield* Effect.promise(turnEnd)
+          direct.beginGroup()
+          insert(["d"])
+          const regrouped = direct.committed("d")
+          const waitsAgain = regrouped instanceof Promise
+          yield* Effect.promise(() => Promise.resolve(regrouped))
+          other.close()
+          return {
+            firstWaits: grouped instanceof Promise,
+            began,
+            alone,
+            seenAtOnce,
+            secondWaits: second instanceof Promise,
+            seenBeforeCommit,
+            settled,
+            seenAfter,
+            waitsAgain,
+            rows: yield* names(sql)
+          }
+        }),
+        SqliteConnection.layer(file, driver)
+      )
+    )
+    expect(result).toEqual({
+      firstWaits: true,
+      began: true,
+      alone: "b",
+      seenAtOnce: [{ n: 2 }],
+      secondWaits: true,
+      seenBeforeCommit: [{ n: 2 }],
+      settled: "c",
+      seenAfter: [{ n: 3 }],
+      waitsAgain: true,
+      rows: ["a", "b", "c", "d"]
+    })
+  })
+
   it("keeps answering past its bound of prepared statements (the oldest are prepared again)", async () => {
     const rows = await run(
       Effect.gen(function* () {

@@ -200,7 +200,8 @@ export const makeOrderStore = Effect.gen(function* () {
       if (found === undefined) return undefined
       if (found.length > 0) return directStatements.committed(existingFor(input, decodeOrder(found[0])))
       if (tries > 5) throw new Error("no order after 6 inserts that conflicted")
-      // The insert joins the turn's group transaction, and its answer waits for the group's commit.
+      // The insert joins the turn's group transaction, and its answer waits for the group's commit
+      // (or, for requests one at a time, commits on its own: see beginGroup).
       if (!groupBegun(directStatements.beginGroup)) return undefined
       const order = draftAt(input)
       const inserted = rowsNow(directStatements.insert, params(order))

@@ -39,16 +39,19 @@ export interface SqliteDirectService {
    */
   readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
   /**
-   * Opens this turn's group write transaction when none is open, so that the writes of every
-   * request of a turn of the event loop commit together, once, when the turn's I/O callbacks have
-   * run: a commit per create was most of a new order's storage work. `false` when it cannot be
-   * opened (a transaction of the `SqlClient` holds the connection: the caller goes through it).
-   * While the group is open the `SqlClient` waits for its commit, as it waits for a transaction.
+   * Readies the connection for one write of this turn of the event loop: `true` when the write may
+   * run now, `false` when it cannot (a transaction of the `SqlClient` holds the connection: the
+   * caller goes through it). The writes of every request of a turn commit together, once, when the
+   * turn's I/O callbacks have run (a group write transaction: a commit per create was most of a
+   * new order's storage work). When the last turn that wrote had one write (requests one at a
+   * time), the turn's first write commits on its own instead (autocommit): a BEGIN, a COMMIT and a
+   * wait for the turn's end saved, and as durable; a second write in that turn opens the group.
+   * While a group is open the `SqlClient` waits for its commit, as it waits for a transaction.
    */
   readonly beginGroup: () => boolean
   /**
-   * `value` once what it rests on is durable: itself when no group is open (everything read is
-   * committed), else a Promise of it after the group's COMMIT, rejected with a SqlError when the
+   * `value` once what it rests on is durable: itself when no group is open (everything read or
+   * written is committed), else a Promise of it after the group's COMMIT, rejected with a SqlError when the
    * commit fails. An answer must wait for this: what the group wrote, or what a read found of it,
    * is not stored until then.
    */
@@ -162,11 +165,21 @@ const make = (
       | {
           readonly waiting: Array<{ readonly settle: (error: SqlError | undefined) => void }>
           readonly after: Array<() => void>
+          /** The turn's writes, the one committed on its own before the group opened included. */
+          writes: number
         }
       | undefined
+    // Whether the last turn that wrote had one write: the next turn's first write then commits on
+    // its own. `soloTurn`: this turn's first write did, so a second one opens the group.
+    let alone = false
+    let soloTurn = false
+    const endSoloTurn = () => {
+      soloTurn = false
+    }
     const commitGroup = () => {
       const ending = group
       if (ending === undefined) return
+      alone = ending.writes === 1
       let error: SqlError | undefined
       try {
         prepared("COMMIT").run([])
@@ -242,10 +255,18 @@ const make = (
         }
       },
       beginGroup: () => {
-        if (group !== undefined) return true
+        if (group !== undefined) {
+          group.writes++
+          return true
+        }
         if (transactions !== 0 || db.inTransaction()) return false
+        if (alone && !soloTurn) {
+          soloTurn = true
+          setImmediate(endSoloTurn)
+          return true
+        }
         prepared("BEGIN IMMEDIATE").run([])
-        group = { waiting: [], after: [] }
+        group = { waiting: [], after: [], writes: soloTurn ? 2 : 1 }
         // After the poll phase: the requests whose bodies or verifications came in this turn join first.
         setImmediate(commitGroup)
         return true

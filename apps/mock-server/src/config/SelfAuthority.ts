@@ -51,7 +51,16 @@ export const canonicalHost = (host: string): string | undefined => {
   }
 }
 
+// Every request's Host is judged, and a client sends the same one on every request: the last
+// value's parse is kept (a pure function of the text), so a request does not build a URL for it.
+let lastAuthority: { readonly value: string; readonly authority: Authority | undefined } | undefined
+
 const parseAuthority = (value: string): Authority | undefined => {
+  if (lastAuthority?.value !== value) lastAuthority = { value, authority: parseAuthorityOnce(value) }
+  return lastAuthority.authority
+}
+
+const parseAuthorityOnce = (value: string): Authority | undefined => {
   if (!AUTHORITY.test(value)) return undefined
   const colon = value.lastIndexOf(":")
   const hasPort = colon !== -1 && (value.startsWith("[") ? value.indexOf("]") < colon : value.indexOf(":") === colon)
@@ -63,6 +72,33 @@ const parseAuthority = (value: string): Authority | undefined => {
 }
 
 const defaultPort = (url: URL): number => (url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port))
+
+/** The mock's own public host and port and bound host, canonical: what every request's Host is compared with. */
+interface OwnAuthorities {
+  readonly publicUrl: string
+  readonly listenHost: string
+  readonly publicHost: string | undefined
+  readonly publicUrlPort: number
+  readonly publicUrlHasPort: boolean
+  readonly bound: string | undefined
+}
+
+// Worked out again only when the mock's address changes (another mock in the same process).
+let own: OwnAuthorities | undefined
+
+const ownAuthorities = (self: SelfAddress): OwnAuthorities => {
+  if (own?.publicUrl === self.publicUrl && own.listenHost === self.listenHost) return own
+  const publicUrl = new URL(self.publicUrl)
+  own = {
+    publicUrl: self.publicUrl,
+    listenHost: self.listenHost,
+    publicHost: canonicalHost(publicUrl.hostname),
+    publicUrlPort: defaultPort(publicUrl),
+    publicUrlHasPort: publicUrl.port !== "",
+    bound: canonicalHost(self.listenHost)
+  }
+  return own
+}
 
 /** Every address of this machine's interfaces, canonical. Read per check: interfaces come and go. */
 const interfaceAddresses = (): ReadonlySet<string> => {
@@ -87,16 +123,14 @@ const interfaceAddresses = (): ReadonlySet<string> => {
  * ```
  */
 export const namesMock = (authority: Authority, self: SelfAddress): boolean => {
-  const publicUrl = new URL(self.publicUrl)
-  const publicHost = canonicalHost(publicUrl.hostname)
+  const { publicHost, publicUrlPort, publicUrlHasPort, bound } = ownAuthorities(self)
   // Without a port only where the public URL has none either (its scheme's default, which a
   // browser and a proxy leave out).
-  const publicPort = authority.port ?? (publicUrl.port === "" ? defaultPort(publicUrl) : 80)
-  if (authority.host === publicHost && publicPort === defaultPort(publicUrl)) return true
+  const publicPort = authority.port ?? (publicUrlHasPort ? 80 : publicUrlPort)
+  if (authority.host === publicHost && publicPort === publicUrlPort) return true
   // A browser writes the port whenever it is not 80, so a Host without one means port 80.
   if ((authority.port ?? 80) !== self.port) return false
   if (isLoopbackHost(authority.host) || isWildcardHost(authority.host)) return true
-  const bound = canonicalHost(self.listenHost)
   if (authority.host === bound) return true
   if (isWildcardHost(self.listenHost)) {
     return (isIPv4(authority.host) || isIPv6(authority.host)) && interfaceAddresses().has(authority.host)

@@ -13,6 +13,18 @@ export type ObjectMembers =
 // JSON's whitespace (RFC 8259 section 2): nothing else, not even a BOM or a no-break space.
 const isWhitespace = (c: string | undefined): boolean => c === " " || c === "\t" || c === "\n" || c === "\r"
 
+/**
+ * Whether the text between `from` and `to` (a string's, without its quotes) is its own value: no
+ * escape, and no control character (which JSON refuses unescaped, so JSON.parse must judge it).
+ */
+const isPlainString = (text: string, from: number, to: number): boolean => {
+  for (let j = from; j < to; j++) {
+    const c = text.charCodeAt(j)
+    if (c === 0x5c || c < 0x20) return false
+  }
+  return true
+}
+
 /** The index just past the string that starts (with its opening quote) at `start`. */
 const endOfString = (text: string, start: number): number => {
   for (let i = start + 1; i < text.length; i++) {
@@ -78,11 +90,14 @@ export const objectMembers = (text: string): ObjectMembers => {
     if (text[i] !== '"') return malformed
     const keyEnd = endOfString(text, i)
     if (keyEnd === -1) return malformed
-    let key: unknown
-    try {
-      key = JSON.parse(text.slice(i, keyEnd))
-    } catch {
-      return malformed
+    // A key with no escape and no control character is its own text; only the others are decoded.
+    let key: unknown = text.slice(i + 1, keyEnd - 1)
+    if (!isPlainString(text, i + 1, keyEnd - 1)) {
+      try {
+        key = JSON.parse(text.slice(i, keyEnd))
+      } catch {
+        return malformed
+      }
     }
     if (typeof key !== "string") return malformed
     i = keyEnd

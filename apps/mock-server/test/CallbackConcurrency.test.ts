@@ -198,3 +198,24 @@ it(`gives a merchant whose endpoint answers fast ${MAX_IN_FLIGHT_PER_MERCHANT} s
   expect(receiver.received).toHaveLength(total + 1)
   expect(new Set(receiver.received.map((request) => request.eventId)).size).toBe(total + 1)
 }, 120_000)
+
+it("records the outcome of every attempt of a backlog answered at once, none left waiting (the loop is woken per batch, not per end)", async () => {
+  const { mock, receiver } = await started()
+  const total = 3 * START_IN_FLIGHT_PER_MERCHANT * 5
+  receiver.answerAtOnce(total)
+  const orders = await backlog(mock, receiver, total, "r")
+  await receiver.waitReceived(total)
+  // Each delivery: the refused first attempt (no notify URL yet), then the one answered 200.
+  for (const orderSn of orders) {
+    const [delivery] = await until(
+      async () => {
+        const found = await deliveriesOf(mock.url, orderSn)
+        return found[0]?.status === "delivered" ? found : undefined
+      },
+      "a condition",
+      { timeoutMs: 10_000, intervalMs: 10 }
+    )
+    expect(delivery!.attempts.map((attempt) => attempt.httpStatus)).toEqual([null, 200])
+  }
+  expect(new Set(receiver.received.map((request) => request.eventId)).size).toBe(total)
+}, 120_000)

@@ -1,5 +1,6 @@
 // Batched outcome recording (Outcomes.ts): the attempts that wait to be recorded, when a batch is
 // written, and the next state a failed attempt leads to.
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { fastAnswerMs, makeEndpointSpeeds, START_IN_FLIGHT_PER_MERCHANT } from "../src/callbacks/EndpointSpeeds.js"
 import { Leases } from "../src/callbacks/Leases.js"
@@ -9,8 +10,10 @@ import {
   EndedAttempts,
   nextAfterFailure,
   RECORD_WAIT_MS,
-  recordNow
+  recordNow,
+  settleEnded
 } from "../src/callbacks/Outcomes.js"
+import { Wakeup } from "../src/callbacks/Wakeup.js"
 import type { ClaimedDelivery } from "../src/store/DeliveryStore.js"
 
 let sequence = 0
@@ -128,6 +131,64 @@ describe("recordNow", () => {
     expect(recordNow(waiting, leases, speeds(), 0)).toBe(false)
     for (const one of busy.slice(1)) waiting.add(ended(one), 0)
     expect(recordNow(waiting, leases, speeds(), 0)).toBe(true)
+  })
+})
+
+describe("settleEnded", () => {
+  /** The loop asleep for `ms` from `nowMs`, as DeliveryLoop.ts puts it to sleep; resolves how long it slept. */
+  const asleep = (wakeup: Wakeup, nowMs: number, ms: number): Promise<number> => {
+    wakeup.sleepingUntil = nowMs + ms
+    const start = performance.now()
+    return Effect.runPromise(wakeup.sleep(ms)).then(() => performance.now() - start)
+  }
+
+  it("wakes the sleeping loop at once for a lone attempt: its outcome is recorded without waiting", async () => {
+    const leases = new Leases()
+    const one = delivery("a")
+    leases.take([one], 10_000)
+    const waiting = new EndedAttempts()
+    const wakeup = new Wakeup()
+    const slept = asleep(wakeup, Date.now(), 10_000)
+    settleEnded({ ended: waiting, leases, speeds: speeds(), wakeup }, ended(one), Date.now())
+    expect(await slept).toBeLessThan(RECORD_WAIT_MS)
+    expect(waiting.size).toBe(1)
+  })
+
+  it("has the loop up within RECORD_WAIT_MS, not at once, while others are in flight; the last end wakes it", async () => {
+    const leases = new Leases()
+    const batch = Array.from({ length: 3 }, () => delivery("a"))
+    leases.take(batch, 10_000)
+    const waiting = new EndedAttempts()
+    const deps = { ended: waiting, leases, speeds: speeds(), wakeup: new Wakeup() }
+    // The first end: the loop sleeps on, but no longer than the outcome may wait.
+    const first = asleep(deps.wakeup, Date.now(), 10_000)
+    settleEnded(deps, ended(batch[0]!), Date.now())
+    const sleptFirst = await first
+    expect(sleptFirst).toBeGreaterThanOrEqual(RECORD_WAIT_MS - 5)
+    expect(sleptFirst).toBeLessThan(2_000)
+    // The loop records it and sleeps again: a second end does not wake it, the third (the last
+    // in flight) does.
+    waiting.remove(waiting.snapshot())
+    leases.free(batch[0]!)
+    const second = asleep(deps.wakeup, Date.now(), 10_000)
+    settleEnded(deps, ended(batch[1]!), Date.now())
+    setTimeout(() => settleEnded(deps, ended(batch[2]!), Date.now()), 10)
+    const sleptSecond = await second
+    expect(sleptSecond).toBeGreaterThanOrEqual(5)
+    expect(sleptSecond).toBeLessThan(RECORD_WAIT_MS)
+    expect(waiting.size).toBe(2)
+  })
+
+  it("shortens the next sleep when an attempt ends while the loop works", async () => {
+    const leases = new Leases()
+    const batch = [delivery("a"), delivery("a")]
+    leases.take(batch, 10_000)
+    const waiting = new EndedAttempts()
+    const deps = { ended: waiting, leases, speeds: speeds(), wakeup: new Wakeup() }
+    // Ended before the loop computed its sleep (from an older view of what waits).
+    settleEnded(deps, ended(batch[0]!), Date.now())
+    const slept = await asleep(deps.wakeup, Date.now(), 10_000)
+    expect(slept).toBeLessThan(2_000)
   })
 })
 

@@ -36,6 +36,32 @@ describe("Wakeup", () => {
     expect(wakeup.wakesFor(1_000)).toBe(false)
   })
 
+  it("ends a sleep by the time asked with wakeBy, not at once, and not for a later time", async () => {
+    const wakeup = new Wakeup()
+    const now = Date.now()
+    wakeup.sleepingUntil = now + 10_000
+    const slept = timed(wakeup.sleep(10_000))
+    wakeup.wakeBy(now + 20_000, now)
+    expect(wakeup.sleepingUntil).toBe(now + 10_000)
+    wakeup.wakeBy(now + 60, now)
+    expect(wakeup.sleepingUntil).toBe(now + 60)
+    const ms = await slept
+    expect(ms).toBeGreaterThanOrEqual(55)
+    expect(ms).toBeLessThan(2_000)
+  })
+
+  it("keeps a wakeBy that came while the loop worked for its next sleep, once", async () => {
+    const wakeup = new Wakeup()
+    const now = Date.now()
+    wakeup.wakeBy(now + 60, now)
+    wakeup.sleepingUntil = now + 10_000
+    const ms = await timed(wakeup.sleep(10_000))
+    expect(ms).toBeGreaterThanOrEqual(50)
+    expect(ms).toBeLessThan(2_000)
+    wakeup.sleepingUntil = Date.now() + 60
+    expect(await timed(wakeup.sleep(60))).toBeGreaterThanOrEqual(55)
+  })
+
   it("an interrupted sleep leaves no timer or waker behind", async () => {
     const wakeup = new Wakeup()
     await Effect.runPromise(Effect.timeout(wakeup.sleep(10_000), "20 millis").pipe(Effect.ignore))

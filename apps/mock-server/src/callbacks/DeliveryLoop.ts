@@ -138,7 +138,8 @@ export const makeTick = (deps: LoopDeps): Effect.Effect<void> => {
       leases.take(claimed, leasedUntilMs)
       yield* start(deps, deps.outOfOrder === undefined ? claimed : yield* deps.outOfOrder.order(claimed), leasedUntilMs)
     }
-    // What is due now but was not started waits for an attempt to end (each end wakes the loop),
+    // What is due now but was not started waits for slots to free up (the ends that make a batch
+    // to record wake the loop, Dispatcher.ts; the others have it up within RECORD_WAIT_MS),
     // and new work from this process wakes it too (a move, a resend, a notify URL): the timer is
     // only for what falls due later (a retry's backoff, an order's expiry, a lease running out),
     // and at most callbackPollMs for what only the database knows (another replica's moves).

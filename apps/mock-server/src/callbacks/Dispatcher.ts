@@ -28,7 +28,7 @@ import { makeTick } from "./DeliveryLoop.js"
 import { fastAnswerMs, makeEndpointSpeeds } from "./EndpointSpeeds.js"
 import { ExpirySweep } from "./ExpirySweep.js"
 import { Leases, leaseUntil, MAX_FAST_MERCHANTS, MAX_IN_FLIGHT } from "./Leases.js"
-import { type EndedAttempt, EndedAttempts, makeOutcomeRecorder } from "./Outcomes.js"
+import { type EndedAttempt, EndedAttempts, makeOutcomeRecorder, settleEnded } from "./Outcomes.js"
 import { PlatformKeys } from "./PlatformKeys.js"
 import { makeHttpSender } from "./Sender.js"
 import { Wakeup } from "./Wakeup.js"
@@ -111,11 +111,8 @@ export const make: Effect.Effect<
     speeds,
     wire,
     nowMs,
-    // An attempt ended: it waits for the loop, which it wakes, to be recorded.
-    settle: (one: EndedAttempt) => {
-      ended.add(one, nowMs())
-      wakeup.wakeNow()
-    }
+    // An attempt ended: it waits for the loop to be recorded, waking it only when it is time.
+    settle: (one: EndedAttempt) => settleEnded({ ended, leases, speeds, wakeup }, one, nowMs())
   }
   // Outcomes that ended just before a stop are recorded on the way out; attempts still on the wire
   // are cut off first (their rows stay leased, their attempts show no outcome, as after a crash).

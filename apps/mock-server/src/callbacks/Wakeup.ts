@@ -20,6 +20,10 @@ export class Wakeup {
   private waker: (() => void) | undefined = undefined
   /** A wake-up that came while the loop was working. */
   private woken = false
+  /** Re-arms the current sleep's timer to end after the given ms; undefined while the loop works. */
+  private rearm: ((ms: number) => void) | undefined = undefined
+  /** The earliest time something asked the loop to be up by while it worked; +Infinity when nothing did. */
+  private upByMs = Number.POSITIVE_INFINITY
   /** When the sleeping loop wakes up by itself; -Infinity while it is working. */
   sleepingUntil = Number.NEGATIVE_INFINITY
 
@@ -27,6 +31,19 @@ export class Wakeup {
   readonly wakeNow = (): void => {
     if (this.waker !== undefined) this.waker()
     else this.woken = true
+  }
+
+  /**
+   * Has the loop up by `atMs` at the latest, without waking it now: a sleep that would last longer
+   * ends then instead, and (while it works) the next sleep does. An ended attempt asks this rather
+   * than a wake-up, so that the ends of a batch are recorded together, not one turn each.
+   */
+  wakeBy(atMs: number, nowMs: number): void {
+    if (this.rearm === undefined) this.upByMs = Math.min(this.upByMs, atMs)
+    else if (atMs < this.sleepingUntil) {
+      this.sleepingUntil = atMs
+      this.rearm(Math.max(0, atMs - nowMs))
+    }
   }
 
   /** {@link wakeNow} as an effect. */
@@ -37,24 +54,41 @@ export class Wakeup {
     return dueAtMs < this.sleepingUntil || this.sleepingUntil === Number.NEGATIVE_INFINITY
   }
 
-  /** Sleeps until `ms` pass or something wakes the loop (at once if something did while it worked). */
+  /**
+   * Sleeps until `ms` pass or something wakes the loop (at once if something did while it worked),
+   * or earlier if something asked to have the loop up sooner ({@link wakeBy}: `sleepingUntil` is
+   * the end of this sleep in the same clock).
+   */
   sleep(ms: number): Effect.Effect<void> {
     return Effect.async<void>((resume) => {
+      const upByMs = this.upByMs
+      this.upByMs = Number.POSITIVE_INFINITY
       if (this.woken) {
         this.woken = false
         return resume(Effect.void)
       }
-      const timer = setTimeout(() => {
+      const end = () => {
         this.waker = undefined
+        this.rearm = undefined
         resume(Effect.void)
-      }, ms)
+      }
+      let after = ms
+      if (upByMs < this.sleepingUntil) {
+        after = Math.max(0, ms - (this.sleepingUntil - upByMs))
+        this.sleepingUntil = upByMs
+      }
+      let timer = setTimeout(end, after)
       this.waker = () => {
-        this.waker = undefined
         clearTimeout(timer)
-        resume(Effect.void)
+        end()
+      }
+      this.rearm = (after) => {
+        clearTimeout(timer)
+        timer = setTimeout(end, after)
       }
       return Effect.sync(() => {
         this.waker = undefined
+        this.rearm = undefined
         clearTimeout(timer)
       })
     })

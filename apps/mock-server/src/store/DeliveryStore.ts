@@ -216,8 +216,11 @@ const LeaseState = Schema.Struct({
 export const makeDeliveryStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const deliveryRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-    SqlSchema.findAll({ Request: Schema.Void, Result: Delivery, execute })
+  // The rows' decoders are made once: SqlSchema.findAll made afresh per query (once per claim)
+  // builds the array's schema and parser again each time, a new AST the parser cache misses.
+  const decodeDeliveries = Schema.decodeUnknown(Schema.Array(Delivery))
+  const deliveryRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) => () =>
+    Effect.flatMap(execute(), decodeDeliveries)
   const attemptsOf = SqlSchema.findAll({
     Request: Schema.String,
     Result: DeliveryAttempt,
@@ -234,8 +237,9 @@ export const makeDeliveryStore = Effect.gen(function* () {
     Result: Delivery,
     execute: (id) => sql`SELECT * FROM deliveries WHERE id = ${id}`
   })
-  const claimedRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-    SqlSchema.findAll({ Request: Schema.Void, Result: ClaimedRow, execute })
+  const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
+  const claimedRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) => () =>
+    Effect.flatMap(execute(), decodeClaimed)
   const leaseStates = SqlSchema.findAll({
     Request: Schema.Array(Schema.String),
     Result: LeaseState,

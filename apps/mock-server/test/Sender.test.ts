@@ -57,6 +57,33 @@ describe("the HTTP sender", () => {
     expect(received).toBe('{"a":1}')
   })
 
+  it("reads an answer sent in pieces, with characters of several bytes, as its text", async () => {
+    const merchant = await serve((request, response) => {
+      request.resume()
+      request.on("end", () => {
+        response.writeHead(503, { "content-type": "text/plain; charset=utf-8" })
+        // "é" split across two writes: the excerpt joins its bytes again.
+        const text = Buffer.from("busy: réessayez ⏳", "utf8")
+        const cut = text.indexOf(0xa9)
+        response.write(text.subarray(0, cut))
+        setTimeout(() => response.end(text.subarray(cut)), 20)
+      })
+    })
+    const result = await post(await sender(elsewhere), `http://127.0.0.1:${merchant.port}/`)
+    expect(result).toEqual({ status: 503, excerpt: "busy: réessayez ⏳" })
+  })
+
+  it("reads an empty answer as an empty excerpt", async () => {
+    const merchant = await serve((request, response) => {
+      request.resume()
+      request.on("end", () => response.writeHead(500).end())
+    })
+    expect(await post(await sender(elsewhere), `http://127.0.0.1:${merchant.port}/`)).toEqual({
+      status: 500,
+      excerpt: ""
+    })
+  })
+
   it("gives up on an endpoint that does not answer within its time", async () => {
     const merchant = await serve(() => {})
     const result = await post(await sender(elsewhere, 150), `http://127.0.0.1:${merchant.port}/`)

@@ -44,7 +44,10 @@ export const readPrefix = (response: IncomingMessage, max: number): Promise<stri
     let size = 0
     const done = () => {
       response.off("data", onData)
-      resolve(new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max)))
+      // Decoded by Buffer, without a TextDecoder made per answer or a copy of a one-chunk body (the
+      // usual short answer); a character cut at `max` reads as U+FFFD either way.
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      resolve(body.toString("utf8", 0, Math.min(max, body.length)))
     }
     const onData = (chunk: Buffer) => {
       chunks.push(chunk)

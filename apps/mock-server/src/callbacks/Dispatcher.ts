@@ -15,7 +15,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { MockConfig } from "../config/Config.js"
-import { eventPublisher } from "../events/MockEvents.js"
+import { eventPublisher, eventPublisherNow } from "../events/MockEvents.js"
+import { loggerOf } from "../log/RequestLog.js"
 import { Faults } from "../domain/Faults.js"
 import { Orders } from "../domain/orders/Orders.js"
 import type { DeliveryWithAttempts } from "../store/Records.js"
@@ -85,7 +86,9 @@ export const make: Effect.Effect<
     speeds,
     leases,
     ended,
-    publish,
+    // The loop is forked from this fiber: its log lines go through the same loggers, with the same annotations.
+    log: loggerOf(yield* Effect.getFiberRefs),
+    publishNow: yield* eventPublisherNow,
     nowMs,
     timing: { backoffMs: config.callbackBackoffMs, maxAgeMs: config.callbackMaxAgeMs },
     ...(faults === undefined

@@ -5,6 +5,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
 import * as Random from "effect/Random"
 import type { MockEventInput } from "../events/MockEvents.js"
 import { isoTime } from "../store/IsoTime.js"
@@ -190,28 +191,35 @@ const answeredOf = (batch: ReadonlyArray<AttemptOutcome>): Array<AnsweredAttempt
   return answered
 }
 
-/** Logs and publishes one recorded outcome. */
-const announce = (publish: (event: MockEventInput) => Effect.Effect<void>, outcome: AttemptOutcome) => {
+/** What logs a line: the mock's loggers, called without a fiber (log/RequestLog.loggerOf). */
+export type LineLogger = (
+  level: LogLevel.LogLevel,
+  message: string,
+  annotations: Readonly<Record<string, unknown>>
+) => void
+
+/**
+ * Logs and publishes one recorded outcome. Plain calls, not effects: the annotations of an
+ * `Effect.logInfo` cost a fiber's work per outcome, and the event costs nothing while nobody
+ * listens (MockEvents.publishNow).
+ */
+const announce = (log: LineLogger, publishNow: (event: MockEventInput) => void, outcome: AttemptOutcome): void => {
   const { attempt, begun, delivery, next } = outcome
-  return Effect.zipRight(
-    Effect.logInfo(next.status === "delivered" ? "callback delivered" : "callback attempt failed").pipe(
-      Effect.annotateLogs({
-        deliveryId: delivery.id,
-        orderSn: delivery.orderSn,
-        attempt: begun ?? delivery.attemptCount + 1,
-        httpStatus: attempt.httpStatus ?? "none",
-        durationMs: attempt.durationMs,
-        ...(attempt.error === null ? {} : { error: attempt.error }),
-        next: next.status === "pending" ? isoTime(next.nextAttemptAtMs) : next.status
-      })
-    ),
-    publish({
-      type: "delivery.attempted",
-      deliveryId: delivery.id,
-      orderSn: delivery.orderSn,
-      eventType: delivery.eventType
-    })
-  )
+  log(LogLevel.Info, next.status === "delivered" ? "callback delivered" : "callback attempt failed", {
+    deliveryId: delivery.id,
+    orderSn: delivery.orderSn,
+    attempt: begun ?? delivery.attemptCount + 1,
+    httpStatus: attempt.httpStatus ?? "none",
+    durationMs: attempt.durationMs,
+    ...(attempt.error === null ? {} : { error: attempt.error }),
+    next: next.status === "pending" ? isoTime(next.nextAttemptAtMs) : next.status
+  })
+  publishNow({
+    type: "delivery.attempted",
+    deliveryId: delivery.id,
+    orderSn: delivery.orderSn,
+    eventType: delivery.eventType
+  })
 }
 
 /**
@@ -221,7 +229,7 @@ const announce = (publish: (event: MockEventInput) => Effect.Effect<void>, outco
  *
  * @example
  * ```ts
- * const recordEnded = makeOutcomeRecorder({ store, speeds, leases, ended, publish, nowMs, timing })
+ * const recordEnded = makeOutcomeRecorder({ store, speeds, leases, ended, log, publishNow, nowMs, timing })
  * ```
  */
 export const makeOutcomeRecorder = (deps: {
@@ -229,7 +237,10 @@ export const makeOutcomeRecorder = (deps: {
   readonly speeds: EndpointSpeeds
   readonly leases: Leases
   readonly ended: EndedAttempts
-  readonly publish: (event: MockEventInput) => Effect.Effect<void>
+  /** Logs each outcome's line (log/RequestLog.loggerOf over the dispatcher's FiberRefs). */
+  readonly log: LineLogger
+  /** Publishes each outcome's event, from outside a fiber (MockEvents.publishNow). */
+  readonly publishNow: (event: MockEventInput) => void
   /** The time now, read without a fiber step. */
   readonly nowMs: () => number
   readonly timing: { readonly backoffMs: number; readonly maxAgeMs: number }
@@ -251,7 +262,9 @@ export const makeOutcomeRecorder = (deps: {
           }
         })
       ),
-      Effect.zipRight(Effect.forEach(batch, (outcome) => announce(deps.publish, outcome), { discard: true })),
+      Effect.tap(() => {
+        for (const outcome of batch) announce(deps.log, deps.publishNow, outcome)
+      }),
       Effect.zipRight(deps.afterRecorded === undefined ? Effect.void : deps.afterRecorded(batch))
     )
   return Effect.suspend(() => {

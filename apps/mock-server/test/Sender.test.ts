@@ -73,6 +73,17 @@ describe("the HTTP sender", () => {
     expect(result).toEqual({ status: 503, excerpt: "busy: réessayez ⏳" })
   })
 
+  it("leaves a leading byte order mark out of the excerpt", async () => {
+    const merchant = await serve((request, response) => {
+      request.resume()
+      request.on("end", () => response.writeHead(500).end(Buffer.from("\ufeffFAIL: no such order", "utf8")))
+    })
+    expect(await post(await sender(elsewhere), `http://127.0.0.1:${merchant.port}/`)).toEqual({
+      status: 500,
+      excerpt: "FAIL: no such order"
+    })
+  })
+
   it("reads an empty answer as an empty excerpt", async () => {
     const merchant = await serve((request, response) => {
       request.resume()

@@ -45,9 +45,11 @@ export const readPrefix = (response: IncomingMessage, max: number): Promise<stri
     const done = () => {
       response.off("data", onData)
       // Decoded by Buffer, without a TextDecoder made per answer or a copy of a one-chunk body (the
-      // usual short answer); a character cut at `max` reads as U+FFFD either way.
+      // usual short answer); a character cut at `max` reads as U+FFFD either way. A leading byte
+      // order mark is left out, as TextDecoder leaves it out: it is not part of the answer's text.
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      resolve(body.toString("utf8", 0, Math.min(max, body.length)))
+      const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0
+      resolve(body.toString("utf8", start, Math.max(start, Math.min(max, body.length))))
     }
     const onData = (chunk: Buffer) => {
       chunks.push(chunk)

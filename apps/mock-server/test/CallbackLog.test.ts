@@ -4,15 +4,13 @@
 import * as Wire from "@pc/core/Wire"
 import { Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, expect, it } from "vitest"
 import { TEST_MERCHANT_APP_KEY } from "../src/main/TestMerchant.js"
 import { createOrder, dev } from "./support/mock.js"
 import { killAllMocks, spawnMock } from "./support/mockProcess.js"
-import { until } from "@pc/test-support"
+import { startReceiver, until } from "@pc/test-support"
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -23,18 +21,12 @@ afterEach(async () => {
 it("logs each recorded attempt: a refused one with its error and retry, the delivered one", async () => {
   const dir = mkdtempSync(join(tmpdir(), "pc-callback-log-"))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  let answers = 0
-  const server: Server = createServer((request, response) => {
-    request.resume()
-    request.on("end", () => {
-      answers++
-      if (answers === 1) response.writeHead(503).end("busy, try later")
-      else response.writeHead(200).end("ok")
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  const receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`
+  // A real receiver that refuses the first attempt and takes the second (@pc/test-support's).
+  const receiver = await startReceiver((_request, n) =>
+    n === 0 ? { status: 503, body: "busy, try later" } : { status: 200, body: "ok" }
+  )
+  cleanups.push(() => receiver.close())
+  const receiverUrl = receiver.url
 
   const mock = await spawnMock([
     "--env",

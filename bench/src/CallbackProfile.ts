@@ -1,10 +1,14 @@
-// `pnpm --filter @pc/bench profile-callbacks [pending] [--trace]`: the mock (production, SQLite file)
+// `pnpm --filter @pc/bench profile-callbacks [pending] [--trace] [--sql]`: the mock (production, SQLite file)
 // delivering a backlog of `pending` callbacks (default 10,000) to a local receiver, as the growth
 // suite measures it; after a warm-up, the CPU the mock's process and its main thread spent per
 // callback (from /proc: figures the neighbours on a shared machine barely move), and per thread
 // (libuv's pool signs; V8's helpers mark and sweep for the GC). `--trace` prints
 // them second by second from the start first; with PC_PROFILE_OUT=<file>, V8's CPU profile of the
-// measured part is written there (started and stopped by signal, as `profile` does).
+// measured part is written there (started and stopped by signal, as `profile` does); with
+// PC_PROFILE_HEAP_OUT=<file> as well, V8's sampling heap profile of the same part (every allocation,
+// the short-lived ones too), and the bytes allocated per callback by function are printed. `--sql`
+// times each SQLite statement the mock runs over the same part (servers/SqlTimingOnSignal.mjs) and
+// prints, per statement text, its runs, rows and main-thread time per callback.
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -34,6 +38,47 @@ const threadSeconds = (pid: number): Map<string, number> => {
   return byName
 }
 
+/** A node of V8's sampling heap profile: a call frame, the bytes sampled in it, its callees. */
+interface HeapNode {
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly selfSize: number
+  readonly children: ReadonlyArray<HeapNode>
+}
+
+/** The bytes allocated per callback, by the function that allocated them (the top 25) and in all. */
+const printAllocations = (root: HeapNode, callbacks: number) => {
+  const bySite = new Map<string, number>()
+  let total = 0
+  const walk = (node: HeapNode) => {
+    const { functionName, lineNumber, url } = node.callFrame
+    const site = `${functionName || "(anonymous)"} ${url.slice(url.lastIndexOf("/") + 1)}:${lineNumber + 1}`
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize)
+    total += node.selfSize
+    for (const child of node.children) walk(child)
+  }
+  walk(root)
+  console.log(`allocated per callback: ${(total / callbacks / 1024).toFixed(1)} KiB; by function (bytes per callback):`)
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    console.log(`  ${(bytes / callbacks).toFixed(0).padStart(7)}  ${site}`)
+}
+
+/** One statement's count from servers/SqlTimingOnSignal.mjs: its text, runs, milliseconds, rows. */
+type SqlTiming = readonly [text: string, runs: number, ms: number, rows: number]
+
+/** Each statement's main-thread time per callback, largest first, and their share of the main thread's CPU. */
+const printSqlTiming = (timings: ReadonlyArray<SqlTiming>, callbacks: number, mainSeconds: number) => {
+  const totalMs = timings.reduce((sum, [, , ms]) => sum + ms, 0)
+  console.log(
+    `SQLite statements: ${((1000 * totalMs) / callbacks).toFixed(1)} µs per callback, ` +
+      `${((100 * totalMs) / (1000 * mainSeconds)).toFixed(0)}% of the main thread's CPU; by statement:`
+  )
+  for (const [text, runs, ms, rows] of [...timings].sort((a, b) => b[2] - a[2]).slice(0, 15))
+    console.log(
+      `  ${((1000 * ms) / callbacks).toFixed(1).padStart(6)} µs/callback  ${String(runs).padStart(6)} runs, ` +
+        `${(ms / runs).toFixed(3)} ms and ${(rows / runs).toFixed(1)} rows each  ${text.slice(0, 90)}`
+    )
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const main = async () => {
@@ -43,6 +88,10 @@ const main = async () => {
     throw new Error(`pending must be a whole number of 20 or more, not ${numbers[0]}`)
   const out = process.env.PC_PROFILE_OUT
   const profiling = out !== undefined
+  const heapOut = profiling ? process.env.PC_PROFILE_HEAP_OUT : undefined
+  const sqlTiming = process.argv.includes("--sql")
+  /** Whether the mock has a preload that answers SIGUSR2 (without one, the signal would end it). */
+  const signalled = profiling || sqlTiming
   const dir = mkdtempSync(join(tmpdir(), "pc-cbprofile-"))
   const receiver = await startReceiver()
   try {
@@ -51,12 +100,21 @@ const main = async () => {
     const port = await freePort()
     const file = join(dir, "mock.cpuprofile")
     process.env.PC_BENCH_PROFILE = file
+    const heapFile = join(dir, "mock.heapprofile")
+    if (heapOut !== undefined) process.env.PC_BENCH_HEAP_PROFILE = heapFile
     const preload = new URL("./servers/ProfileOnSignal.mjs", import.meta.url).pathname
+    const sqlPreload = new URL("./servers/SqlTimingOnSignal.mjs", import.meta.url).pathname
+    const sqlFile = join(dir, "sql-timing.json")
+    if (sqlTiming) process.env.PC_BENCH_SQL_TIMING = sqlFile
     // Seeded due now: the mock starts on them as soon as it is up.
     seedPendingDeliveries(db, pending, receiver.url)
     const mock = await startServer({
       name: "mock",
-      nodeArgs: [...(profiling ? ["--import", preload] : []), ...mockArgs({ port, db })],
+      nodeArgs: [
+        ...(profiling ? ["--import", preload] : []),
+        ...(sqlTiming ? ["--import", sqlPreload] : []),
+        ...mockArgs({ port, db })
+      ],
       port,
       readyPath: "/healthz",
       ready: (status) => status === 200
@@ -89,7 +147,7 @@ const main = async () => {
         cpuSeconds(mainStat),
         performance.now()
       ]
-      if (profiling) process.kill(mock.pid, "SIGUSR2")
+      if (signalled) process.kill(mock.pid, "SIGUSR2")
       const stopAt = pending - Math.floor(pending / 20)
       while (receiver.arrivals.size < stopAt && performance.now() - t0 < 60_000) await sleep(5)
       const [count1, all1, main1, t1] = [
@@ -100,7 +158,7 @@ const main = async () => {
       ]
       const load1 = loadavg()[0]!
       const threads1 = threadSeconds(mock.pid)
-      if (profiling) process.kill(mock.pid, "SIGUSR2")
+      if (signalled) process.kill(mock.pid, "SIGUSR2")
       const n = count1 - count0
       if (n === 0)
         throw new Error(`no callbacks left to measure after the warm-up (and trace): ask for more than ${pending}`)
@@ -122,11 +180,23 @@ const main = async () => {
         buckets[b] = (buckets[b] ?? 0) + 1
       }
       console.log(`per second from the first arrival: ${[...buckets].map((n) => n ?? 0).join(" ")}`)
+      if (sqlTiming) {
+        for (let waited = 0; !existsSync(sqlFile) && waited < 30_000; waited += 100) await sleep(100)
+        if (!existsSync(sqlFile)) throw new Error("the mock wrote no SQL timing")
+        printSqlTiming(JSON.parse(readFileSync(sqlFile, "utf8")) as ReadonlyArray<SqlTiming>, n, main1 - main0)
+      }
       if (profiling) {
         for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) await sleep(100)
         if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")
         copyFileSync(file, out!)
         console.log(`CPU profile of the measured part: ${out} (Chrome DevTools, Performance tab)`)
+        if (heapOut !== undefined) {
+          for (let waited = 0; !existsSync(heapFile) && waited < 30_000; waited += 100) await sleep(100)
+          if (!existsSync(heapFile)) throw new Error("the mock wrote no heap profile")
+          copyFileSync(heapFile, heapOut)
+          console.log(`heap profile of the measured part: ${heapOut} (Chrome DevTools, Memory tab)`)
+          printAllocations((JSON.parse(readFileSync(heapFile, "utf8")) as { readonly head: HeapNode }).head, n)
+        }
       }
     } finally {
       await mock.stop()

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { epochMsType, joinFirstRows, wholeNumber } from "./Dialect.js"
+import { rowsDecoder } from "./RowDecoder.js"
 import { NotFound } from "./StoreError.js"
 import {
   badRowIsDefect,
@@ -216,9 +217,10 @@ const LeaseState = Schema.Struct({
 export const makeDeliveryStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  // The rows' decoders are made once: SqlSchema.findAll made afresh per query (once per claim)
+  // The hot queries' decoders (a claim, its attempts begun, their outcomes) are made once, with
+  // the plain loop in front of the schema (RowDecoder.ts): SqlSchema.findAll made afresh per query
   // builds the array's schema and parser again each time, a new AST the parser cache misses.
-  const decodeDeliveries = Schema.decodeUnknown(Schema.Array(Delivery))
+  const decodeDeliveries = rowsDecoder(Delivery)
   const deliveryRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) => () =>
     Effect.flatMap(execute(), decodeDeliveries)
   const attemptsOf = SqlSchema.findAll({
@@ -237,16 +239,16 @@ export const makeDeliveryStore = Effect.gen(function* () {
     Result: Delivery,
     execute: (id) => sql`SELECT * FROM deliveries WHERE id = ${id}`
   })
-  const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
+  const decodeClaimed = rowsDecoder(ClaimedRow)
   const claimedRows = (execute: () => Effect.Effect<ReadonlyArray<unknown>, SqlError>) => () =>
     Effect.flatMap(execute(), decodeClaimed)
-  const leaseStates = SqlSchema.findAll({
-    Request: Schema.Array(Schema.String),
-    Result: LeaseState,
-    execute: (ids) =>
-      sql`SELECT id, attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id IN ${sql.in(ids)}`
-  })
-  const decodeBegun = Schema.decodeUnknown(Schema.Array(BegunRow))
+  const decodeLeaseStates = rowsDecoder(LeaseState)
+  const leaseStates = (ids: ReadonlyArray<string>) =>
+    Effect.flatMap(
+      sql`SELECT id, attempt_count, status, next_attempt_at_ms FROM deliveries WHERE id IN ${sql.in(ids)}`,
+      decodeLeaseStates
+    )
+  const decodeBegun = rowsDecoder(BegunRow)
   const earliest = SqlSchema.single({
     Request: Schema.Number,
     Result: EarliestAt,

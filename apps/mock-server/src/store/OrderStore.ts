@@ -11,6 +11,7 @@ import { isoTime } from "./IsoTime.js"
 import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
 import { wholeNumber } from "./Dialect.js"
 import { SqliteDirect } from "./SqliteConnection.js"
+import { rowDecoderSync } from "./RowDecoder.js"
 import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
 import { perTurn } from "./TurnBatch.js"
 import { type BadRow, badRowIsDefect, OrderRecord } from "./Records.js"
@@ -165,7 +166,8 @@ export const makeOrderStore = Effect.gen(function* () {
     createdAt: isoTime(input.nowMs),
     expiresAtMs: input.expiresAtMs
   })
-  const decodeOrder = Schema.decodeUnknownSync(StoredOrder)
+  // Per replay: the plain loop in front of the schema (RowDecoder.ts).
+  const decodeOrder = rowDecoderSync(StoredOrder)
 
   // Only the driver's errors are storage failures (SqlError); a row that does not decode, or an
   // orderSn that keeps conflicting, is a defect, as on the Effect path (badRowIsDefect).

@@ -120,6 +120,96 @@ export const describeStore = (name: string, freshStore: () => Promise<Layer.Laye
       expect(after).toMatchObject({ status: "delivered", nextAttemptAtMs: null, attemptCount: 1 })
     })
 
+    it("records a batch of outcomes in one go, each on its own row: delivered, given up, retried, and one resent meanwhile", async () => {
+      const after = await withStore((store) =>
+        Effect.gen(function* () {
+          yield* testMerchant(store, 1_000)
+          yield* paidOrders(
+            4,
+            () => 1_000,
+            () => 1_000
+          )(store)
+          const claimed = yield* store.claimDue(1_000, 12_000, {
+            limit: 10,
+            perMerchant: 10,
+            limits: new Map(),
+            exclude: [],
+            inFlight: new Map()
+          })
+          const byId = new Map(claimed.map((delivery) => [delivery.id, delivery]))
+          // The first attempt of dlv_3 comes back delivered, after a resend was asked for meanwhile.
+          yield* store.resend("dlv_3", 2_000)
+          const attempt = (id: string, httpStatus: number | null, error: string | null) => ({
+            delivery: byId.get(id)!,
+            leasedUntilMs: 12_000,
+            attempt: {
+              at: `1970-01-01T00:00:0${id.slice(-1)}.000Z`,
+              url: "http://x",
+              httpStatus,
+              error,
+              keyVersion: 1,
+              durationMs: 5
+            }
+          })
+          yield* store.recordAttempts([
+            { ...attempt("dlv_0", 200, null), next: { status: "delivered" } },
+            { ...attempt("dlv_1", 410, "merchant answered HTTP 410"), next: { status: "failed" } },
+            {
+              ...attempt("dlv_2", 503, "merchant answered HTTP 503"),
+              next: { status: "pending", nextAttemptAtMs: 2 ** 33 }
+            },
+            { ...attempt("dlv_3", 200, null), next: { status: "delivered" } }
+          ])
+          return yield* Effect.forEach(["dlv_0", "dlv_1", "dlv_2", "dlv_3"], (id) =>
+            Effect.map(store.getDelivery(id), Option.getOrThrow)
+          )
+        })
+      )
+      const rows = after.map(({ status, nextAttemptAtMs, attemptCount, lastError, deliveredAt, attempts }) => ({
+        status,
+        nextAttemptAtMs,
+        attemptCount,
+        lastError,
+        deliveredAt,
+        attempts: attempts.map((a) => [a.attempt, a.httpStatus])
+      }))
+      expect(rows).toEqual([
+        {
+          status: "delivered",
+          nextAttemptAtMs: null,
+          attemptCount: 1,
+          lastError: null,
+          deliveredAt: "1970-01-01T00:00:00.000Z",
+          attempts: [[1, 200]]
+        },
+        {
+          status: "failed",
+          nextAttemptAtMs: null,
+          attemptCount: 1,
+          lastError: "merchant answered HTTP 410",
+          deliveredAt: null,
+          attempts: [[1, 410]]
+        },
+        {
+          status: "pending",
+          nextAttemptAtMs: 2 ** 33,
+          attemptCount: 1,
+          lastError: "merchant answered HTTP 503",
+          deliveredAt: null,
+          attempts: [[1, 503]]
+        },
+        // Resent: still pending, due at the resend's time; the answer is kept as its delivery time.
+        {
+          status: "pending",
+          nextAttemptAtMs: 2_000,
+          attemptCount: 1,
+          lastError: null,
+          deliveredAt: "1970-01-01T00:00:03.000Z",
+          attempts: [[1, 200]]
+        }
+      ])
+    })
+
     it("keeps each attempt's request headers and body as sent, and none for an attempt that sent nothing", async () => {
       const after = await withStore((store) =>
         Effect.gen(function* () {

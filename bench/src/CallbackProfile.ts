@@ -14,6 +14,7 @@ import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { preparedDatabase, seedPendingDeliveries, startReceiver } from "./Growth.js"
 import { freePort, mockArgs, startServer } from "./Servers.js"
+import { printSqlTiming, readSqlTiming, SQL_TIMING_PRELOAD } from "./SqlTiming.js"
 
 /** CPU seconds (user + system) of a process, or of one of its threads, from /proc. */
 const cpuSeconds = (stat: string): number => {
@@ -62,23 +63,6 @@ const printAllocations = (root: HeapNode, callbacks: number) => {
     console.log(`  ${(bytes / callbacks).toFixed(0).padStart(7)}  ${site}`)
 }
 
-/** One statement's count from servers/SqlTimingOnSignal.mjs: its text, runs, milliseconds, rows. */
-type SqlTiming = readonly [text: string, runs: number, ms: number, rows: number]
-
-/** Each statement's main-thread time per callback, largest first, and their share of the main thread's CPU. */
-const printSqlTiming = (timings: ReadonlyArray<SqlTiming>, callbacks: number, mainSeconds: number) => {
-  const totalMs = timings.reduce((sum, [, , ms]) => sum + ms, 0)
-  console.log(
-    `SQLite statements: ${((1000 * totalMs) / callbacks).toFixed(1)} µs per callback, ` +
-      `${((100 * totalMs) / (1000 * mainSeconds)).toFixed(0)}% of the main thread's CPU; by statement:`
-  )
-  for (const [text, runs, ms, rows] of [...timings].sort((a, b) => b[2] - a[2]).slice(0, 15))
-    console.log(
-      `  ${((1000 * ms) / callbacks).toFixed(1).padStart(6)} µs/callback  ${String(runs).padStart(6)} runs, ` +
-        `${(ms / runs).toFixed(3)} ms and ${(rows / runs).toFixed(1)} rows each  ${text.slice(0, 90)}`
-    )
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const main = async () => {
@@ -103,7 +87,6 @@ const main = async () => {
     const heapFile = join(dir, "mock.heapprofile")
     if (heapOut !== undefined) process.env.PC_BENCH_HEAP_PROFILE = heapFile
     const preload = new URL("./servers/ProfileOnSignal.mjs", import.meta.url).pathname
-    const sqlPreload = new URL("./servers/SqlTimingOnSignal.mjs", import.meta.url).pathname
     const sqlFile = join(dir, "sql-timing.json")
     if (sqlTiming) process.env.PC_BENCH_SQL_TIMING = sqlFile
     // Seeded due now: the mock starts on them as soon as it is up.
@@ -112,7 +95,7 @@ const main = async () => {
       name: "mock",
       nodeArgs: [
         ...(profiling ? ["--import", preload] : []),
-        ...(sqlTiming ? ["--import", sqlPreload] : []),
+        ...(sqlTiming ? ["--import", SQL_TIMING_PRELOAD] : []),
         ...mockArgs({ port, db })
       ],
       port,
@@ -180,11 +163,7 @@ const main = async () => {
         buckets[b] = (buckets[b] ?? 0) + 1
       }
       console.log(`per second from the first arrival: ${[...buckets].map((n) => n ?? 0).join(" ")}`)
-      if (sqlTiming) {
-        for (let waited = 0; !existsSync(sqlFile) && waited < 30_000; waited += 100) await sleep(100)
-        if (!existsSync(sqlFile)) throw new Error("the mock wrote no SQL timing")
-        printSqlTiming(JSON.parse(readFileSync(sqlFile, "utf8")) as ReadonlyArray<SqlTiming>, n, main1 - main0)
-      }
+      if (sqlTiming) printSqlTiming(await readSqlTiming(sqlFile), n, "callback", main1 - main0)
       if (profiling) {
         for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) await sleep(100)
         if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")

@@ -1,15 +1,17 @@
-// `pnpm --filter @pc/bench profile [seconds] [top] [connections]`: the mock (production, SQLite file, or
+// `pnpm --filter @pc/bench profile [seconds] [top] [connections] [--sql]`: the mock (production, SQLite file, or
 // PostgreSQL with PC_PROFILE_PG=1) under signed
 // creates from wrk, profiled by V8's CPU profiler (what `node --cpu-prof` runs, here started and
 // stopped by signal so that start-up's module loading stays out), then where its CPU went: by
 // function (self time), by package, and the project's functions inclusive, as shares of the
-// samples taken while it was not idle.
+// samples taken while it was not idle. `--sql` also times each SQLite statement the mock runs over
+// the profiled part (servers/SqlTimingOnSignal.mjs) and prints its time per create.
 import { startPostgres } from "@pc/servers"
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { signNewOrders, signOrders, withBadSignatures } from "./Orders.js"
 import { freePort, mockArgs, startServer, TEST_MERCHANT_APP_KEY } from "./Servers.js"
+import { printSqlTiming, readSqlTiming, SQL_TIMING_PRELOAD } from "./SqlTiming.js"
 import { ensureWrk, runLoad, writeScript } from "./Wrk.js"
 
 interface ProfileNode {
@@ -119,11 +121,15 @@ const main = async () => {
     const file = join(dir, "mock.cpuprofile")
     process.env.PC_BENCH_PROFILE = file
     const preload = new URL("./servers/ProfileOnSignal.mjs", import.meta.url).pathname
+    const sqlTiming = process.argv.includes("--sql")
+    const sqlFile = join(dir, "sql-timing.json")
+    if (sqlTiming) process.env.PC_BENCH_SQL_TIMING = sqlFile
     const mock = await startServer({
       name: "mock",
       nodeArgs: [
         "--import",
         preload,
+        ...(sqlTiming ? ["--import", SQL_TIMING_PRELOAD] : []),
         ...mockArgs({ port, db: (await postgres?.createDatabase("profile")) ?? join(dir, "profile.sqlite") })
       ],
       port,
@@ -157,12 +163,14 @@ const main = async () => {
     for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
+    const sqlTimings = sqlTiming ? await readSqlTiming(sqlFile) : undefined
     await mock.stop()
     if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")
     // PC_PROFILE_OUT keeps the raw profile (Chrome DevTools, speedscope) beside the summary.
     if (process.env.PC_PROFILE_OUT) copyFileSync(file, process.env.PC_PROFILE_OUT)
     const summary = summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, Number(process.argv[3] ?? 25))
     console.log(`${Math.round(result.requestsPerSecond)} creates/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`)
+    if (sqlTimings !== undefined) printSqlTiming(sqlTimings, result.requests, "create")
     console.log("\nself time by owner (% of busy samples):")
     for (const row of summary.byOwner) console.log(`${String(row.percent).padStart(6)}%  ${row.name}`)
     console.log("\nself time by function:")

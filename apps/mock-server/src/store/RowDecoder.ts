@@ -1,12 +1,12 @@
 // How the rows of a hot query become values: by the record's own schema (Records.ts), with a plain
 // loop in front of it. Schema's parser allocates an Either, an Option and an issue list per field,
-// and a renamed column (`column`) adds a transformation per field: 12 to 15 µs and about 0.5 KiB
-// of garbage per delivery row on a 2-core machine, a tenth of a callback's main-thread time with
-// the GC it causes (bench/RESULTS.md). The loop is read off the schema once, so the schema stays
-// the one definition of a row; it covers the fields a row is made of here (strings, numbers,
-// literals, their unions with null, renamed or not), and any row it does not accept, or any
-// schema it cannot read, goes through the schema itself, which gives the same value or the
-// ParseError a row the store did not write deserves.
+// and a renamed column (`column`) adds a transformation per field, for every row of every claim,
+// begun attempt and recorded outcome: the garbage and time that costs are measured in
+// bench/RESULTS.md. The loop is read off the schema once, so the schema stays the one definition
+// of a row; it covers the fields a row is made of here (strings, numbers, literals, their unions
+// with null, renamed or not), and any row it does not accept, or any schema it cannot read, goes
+// through the schema itself, which gives the same value or the ParseError a row the store did not
+// write deserves.
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import type * as ParseResult from "effect/ParseResult"

@@ -41,7 +41,12 @@ const threadSeconds = (pid: number): Map<string, number> => {
 
 /** A node of V8's sampling heap profile: a call frame, the bytes sampled in it, its callees. */
 interface HeapNode {
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly callFrame: {
+    readonly functionName: string
+    readonly url: string
+    readonly lineNumber: number
+    readonly columnNumber: number
+  }
   readonly selfSize: number
   readonly children: ReadonlyArray<HeapNode>
 }
@@ -51,8 +56,9 @@ const printAllocations = (root: HeapNode, callbacks: number) => {
   const bySite = new Map<string, number>()
   let total = 0
   const walk = (node: HeapNode) => {
-    const { functionName, lineNumber, url } = node.callFrame
-    const site = `${functionName || "(anonymous)"} ${url.slice(url.lastIndexOf("/") + 1)}:${lineNumber + 1}`
+    const { columnNumber, functionName, lineNumber, url } = node.callFrame
+    // With the column: the mock's bundle puts many functions on one line.
+    const site = `${functionName || "(anonymous)"} ${url.slice(url.lastIndexOf("/") + 1)}:${lineNumber + 1}:${columnNumber + 1}`
     bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize)
     total += node.selfSize
     for (const child of node.children) walk(child)

@@ -28,7 +28,9 @@ export const printSqlTiming = (
 ): void => {
   const totalMs = timings.reduce((sum, [, , ms]) => sum + ms, 0)
   const share =
-    mainSeconds === undefined ? "" : `, ${((100 * totalMs) / (1000 * mainSeconds)).toFixed(0)}% of the main thread's CPU`
+    mainSeconds === undefined
+      ? ""
+      : `, ${((100 * totalMs) / (1000 * mainSeconds)).toFixed(0)}% of the main thread's CPU`
   console.log(`SQLite statements: ${((1000 * totalMs) / units).toFixed(1)} µs per ${per}${share}; by statement:`)
   for (const [text, runs, ms, rows] of [...timings].sort((a, b) => b[2] - a[2]).slice(0, 15))
     console.log(

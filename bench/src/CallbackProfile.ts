@@ -9,12 +9,13 @@
 // the short-lived ones too), and the bytes allocated per callback by function are printed. `--sql`
 // times each SQLite statement the mock runs over the same part (servers/SqlTimingOnSignal.mjs) and
 // prints, per statement text, its runs, rows and main-thread time per callback.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { preparedDatabase, seedPendingDeliveries, startReceiver } from "./Growth.js"
 import { freePort, mockArgs, startServer } from "./Servers.js"
 import { printSqlTiming, readSqlTiming, SQL_TIMING_PRELOAD } from "./SqlTiming.js"
+import { waitForFile } from "./WrittenFile.js"
 
 /** CPU seconds (user + system) of a process, or of one of its threads, from /proc. */
 const cpuSeconds = (stat: string): number => {
@@ -171,13 +172,11 @@ const main = async () => {
       console.log(`per second from the first arrival: ${[...buckets].map((n) => n ?? 0).join(" ")}`)
       if (sqlTiming) printSqlTiming(await readSqlTiming(sqlFile), n, "callback", main1 - main0)
       if (profiling) {
-        for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) await sleep(100)
-        if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")
+        await waitForFile(file, "CPU profile")
         copyFileSync(file, out!)
         console.log(`CPU profile of the measured part: ${out} (Chrome DevTools, Performance tab)`)
         if (heapOut !== undefined) {
-          for (let waited = 0; !existsSync(heapFile) && waited < 30_000; waited += 100) await sleep(100)
-          if (!existsSync(heapFile)) throw new Error("the mock wrote no heap profile")
+          await waitForFile(heapFile, "heap profile")
           copyFileSync(heapFile, heapOut)
           console.log(`heap profile of the measured part: ${heapOut} (Chrome DevTools, Memory tab)`)
           printAllocations((JSON.parse(readFileSync(heapFile, "utf8")) as { readonly head: HeapNode }).head, n)

@@ -6,13 +6,14 @@
 // samples taken while it was not idle. `--sql` also times each SQLite statement the mock runs over
 // the profiled part (servers/SqlTimingOnSignal.mjs) and prints its time per create.
 import { startPostgres } from "@pc/servers"
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { signNewOrders, signOrders, withBadSignatures } from "./Orders.js"
 import { freePort, mockArgs, startServer, TEST_MERCHANT_APP_KEY } from "./Servers.js"
 import { printSqlTiming, readSqlTiming, SQL_TIMING_PRELOAD } from "./SqlTiming.js"
 import { ensureWrk, runLoad, writeScript } from "./Wrk.js"
+import { waitForFile } from "./WrittenFile.js"
 
 interface ProfileNode {
   readonly id: number
@@ -160,12 +161,14 @@ const main = async () => {
       untilAllAnswered: fresh !== undefined
     })
     process.kill(mock.pid, "SIGUSR2")
-    for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    const sqlTimings = sqlTiming ? await readSqlTiming(sqlFile) : undefined
-    await mock.stop()
-    if (!existsSync(file)) throw new Error("the mock wrote no CPU profile")
+    const sqlTimings = await (async () => {
+      try {
+        await waitForFile(file, "CPU profile")
+        return sqlTiming ? await readSqlTiming(sqlFile) : undefined
+      } finally {
+        await mock.stop()
+      }
+    })()
     // PC_PROFILE_OUT keeps the raw profile (Chrome DevTools, speedscope) beside the summary.
     if (process.env.PC_PROFILE_OUT) copyFileSync(file, process.env.PC_PROFILE_OUT)
     const summary = summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, Number(process.argv[3] ?? 25))

@@ -1,6 +1,7 @@
 // What `--sql` of the profiles prints: each SQLite statement the mock ran while measured, from the
 // count servers/SqlTimingOnSignal.mjs writes (started and stopped by SIGUSR2, with the profiler's).
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
+import { waitForFile } from "./WrittenFile.js"
 
 /** The preload that counts the statements (`node --import` it into the mock, with PC_BENCH_SQL_TIMING=<file>). */
 export const SQL_TIMING_PRELOAD = new URL("./servers/SqlTimingOnSignal.mjs", import.meta.url).pathname
@@ -10,9 +11,7 @@ export type SqlTiming = readonly [text: string, runs: number, ms: number, rows: 
 
 /** The count the preload writes to `file` after the second signal, waited for up to 30 s. */
 export const readSqlTiming = async (file: string): Promise<ReadonlyArray<SqlTiming>> => {
-  for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  if (!existsSync(file)) throw new Error("the mock wrote no SQL timing")
+  await waitForFile(file, "SQL timing")
   return JSON.parse(readFileSync(file, "utf8")) as ReadonlyArray<SqlTiming>
 }
 

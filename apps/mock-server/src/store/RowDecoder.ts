@@ -37,7 +37,7 @@ const acceptsOf = (ast: AST.AST): ((value: unknown) => boolean) | undefined => {
       const members = ast.types.map(acceptsOf)
       if (members.some((member) => member === undefined)) return undefined
       const all = members as ReadonlyArray<(value: unknown) => boolean>
-      // A plain loop: \`some\` with an arrow would make a closure per value.
+      // A plain loop: `some` with an arrow would make a closure per value.
       return (value) => {
         for (const accepts of all) if (accepts(value)) return true
         return false

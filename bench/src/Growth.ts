@@ -7,6 +7,7 @@ import { createPrivateKey, sign } from "node:crypto"
 import { copyFileSync, existsSync, readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { join } from "node:path"
+import { type BareRound, bareFirst, type CallbackRound, callbackRatios } from "./CallbackRounds.js"
 import { signCreate } from "./Orders.js"
 import { atLeast, atMost, type SuiteResult } from "./Results.js"
 import { CREATE_ORDER_PATH, type Running, startMock, TEST_MERCHANT_APP_KEY, testMerchantKeyFile } from "./Servers.js"
@@ -343,21 +344,14 @@ const payToCallback = async (options: GrowthOptions) => {
   }
 }
 
-/** One round of the callback rates: the mock's, the bare deliverer's and raw signing's, each measured once. */
-interface CallbackRound {
-  readonly mock: CallbackRate
-  readonly rawSignaturesPerSecond: number
-  readonly bare: { readonly perSecond: number } | { readonly skipped: string }
-}
-
 /**
- * The callback rates in `rounds` rounds, the mock and the bare deliverer alternating which runs
- * first: on a shared machine a neighbour's load comes and goes over seconds, and a single pair run
- * one after the other read the same tree's ratio as 0.60 and 0.78 in two full runs. Each round's
- * ratios are taken within the round, and the targets are their medians.
+ * The callback rates in `rounds` rounds (CallbackRounds.ts), the mock's run with its rows seeded
+ * afresh each round and the bare deliverer's alternating which goes first.
  */
-const callbackRounds = async (options: GrowthOptions): Promise<ReadonlyArray<CallbackRound>> => {
-  const rounds: Array<CallbackRound> = []
+const callbackRounds = async (
+  options: GrowthOptions
+): Promise<ReadonlyArray<CallbackRound & { readonly mock: CallbackRate }>> => {
+  const rounds: Array<CallbackRound & { readonly mock: CallbackRate }> = []
   for (let round = 0; round < options.rounds; round++) {
     const mockRate = () =>
       sqliteCallbackRate(
@@ -367,17 +361,16 @@ const callbackRounds = async (options: GrowthOptions): Promise<ReadonlyArray<Cal
         options.callbackWindowSeconds
       )
     // If the bare deliverer cannot run, its target is missed with the reason, and the suite goes on.
-    const bareRate = () =>
+    const bareRate = (): Promise<BareRound> =>
       bareDeliveryRate(options.bareDeliverySeconds).then(
         (perSecond) => ({ perSecond }),
         (error: unknown) => ({ skipped: (error instanceof Error ? error.message : String(error)).split("\n")[0]! })
       )
-    const bareFirst = round % 2 === 1
-    const firstBare = bareFirst ? await bareRate() : undefined
+    const firstBare = bareFirst(round) ? await bareRate() : undefined
     const mock = await mockRate()
     const rawSignaturesPerSecond = rawSignRate(1)
     const bare = firstBare ?? (await bareRate())
-    rounds.push({ mock, rawSignaturesPerSecond, bare })
+    rounds.push({ mock, mockPerSecond: mock.perSecond, rawSignaturesPerSecond, bare })
   }
   return rounds
 }
@@ -386,13 +379,7 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
   const latency = await createLatency(options)
   const rounds = await callbackRounds(options)
   const callbacks = rounds[0]!.mock
-  const mockRates = rounds.map((r) => r.mock.perSecond)
-  const overRaw = median(rounds.map((r) => r.mock.perSecond / r.rawSignaturesPerSecond))
-  const bareRounds = rounds.flatMap((r) =>
-    "perSecond" in r.bare ? [{ mock: r.mock.perSecond, bare: r.bare.perSecond }] : []
-  )
-  const bareSkipped = rounds.flatMap((r) => ("skipped" in r.bare ? [r.bare.skipped] : []))
-  const overBare = bareSkipped.length === 0 ? median(bareRounds.map((r) => r.mock / r.bare)) : 0
+  const ratios = callbackRatios(rounds)
   const payLatencies = await payToCallback(options)
   return {
     targets: {
@@ -403,18 +390,18 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
         `p50 create latency (1 connection) with ${options.seededOrders} orders seeded into the SQLite file over an empty one, median of per-round ratios`
       ),
       "callbacks/s with many pending / raw signatures/s": atLeast(
-        overRaw,
+        ratios.overRaw,
         0.5,
         "x",
         `callbacks delivered per second to a local receiver from ${callbacks.pendingAtStart} pending, after the mock's warm-up (the first ${callbacks.skipped} of ${callbacks.pendingAtStart + callbacks.skipped} seeded), over node:crypto signatures per second in one thread (each callback is one signature), median of ${rounds.length} rounds' ratios`
       ),
       "callbacks/s with many pending / bare deliverer's": atLeast(
-        overBare,
+        ratios.overBare,
         0.8,
         "x",
-        bareSkipped.length === 0
+        ratios.bareSkipped === undefined
           ? `the same callbacks/s over a deliverer that signs on the thread pool and POSTs with the mock's ${MOCK_IN_FLIGHT_PER_MERCHANT} attempts in flight per merchant but stores and records nothing (src/servers/BareDeliverer.mjs), run beside it in each of ${rounds.length} rounds (the two alternate which goes first), median of the rounds' ratios`
-          : `the bare deliverer did not run: ${bareSkipped[0]}`
+          : `the bare deliverer did not run: ${ratios.bareSkipped}`
       ),
       "pay-to-callback p95, idle": atMost(
         quantile(payLatencies, 0.95),
@@ -430,22 +417,22 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
         pendingAtStart: callbacks.pendingAtStart,
         delivered: callbacks.delivered,
         warmUp: callbacks.skipped,
-        perSecond: round(median(mockRates), 1),
-        rounds: mockRates.map((rate) => round(rate, 1)),
+        perSecond: round(ratios.mockPerSecond, 1),
+        rounds: rounds.map((r) => round(r.mockPerSecond, 1)),
         fromStartPerSecond: rounds.map((r) => round(r.mock.fromStartPerSecond, 1)),
         rawSignaturesPerSecond: rounds.map((r) => round(r.rawSignaturesPerSecond, 1)),
         // The ceiling of the mock's design, not of signing: with the mock's attempts in flight per
         // merchant, a deliverer that stores and records nothing sends this many a second.
         bareDeliverer:
-          bareSkipped.length === 0
+          ratios.bareSkipped === undefined
             ? {
                 inFlight: MOCK_IN_FLIGHT_PER_MERCHANT,
-                perSecond: round(median(bareRounds.map((r) => r.bare)), 1),
-                rounds: bareRounds.map((r) => round(r.bare, 1)),
-                mockOverBare: round(overBare),
-                mockOverBareRounds: bareRounds.map((r) => round(r.mock / r.bare))
+                perSecond: round(ratios.barePerSecond, 1),
+                rounds: rounds.flatMap((r) => ("perSecond" in r.bare ? [round(r.bare.perSecond, 1)] : [])),
+                mockOverBare: round(ratios.overBare),
+                mockOverBareRounds: ratios.overBareRounds.map((ratio) => round(ratio))
               }
-            : { skipped: bareSkipped[0] }
+            : { skipped: ratios.bareSkipped }
       },
       payToCallbackMs: {
         median: round(median(payLatencies), 2),

@@ -85,9 +85,25 @@ describe("pnpm bench --smoke", () => {
     )
     const limit = /export const MAX_IN_FLIGHT_PER_MERCHANT = (\d+)/.exec(dispatcher)
     expect(Number(limit?.[1])).toBe(MOCK_IN_FLIGHT_PER_MERCHANT)
-    const growth = written.figures.growth as { callbacks: { bareDeliverer: { inFlight: number; perSecond: number } } }
+    const growth = written.figures.growth as {
+      callbacks: {
+        rounds: ReadonlyArray<number>
+        bareDeliverer: {
+          inFlight: number
+          perSecond: number
+          rounds: ReadonlyArray<number>
+          mockOverBareRounds: ReadonlyArray<number>
+        }
+      }
+    }
     expect(growth.callbacks.bareDeliverer.inFlight).toBe(MOCK_IN_FLIGHT_PER_MERCHANT)
     expect(growth.callbacks.bareDeliverer.perSecond).toBeGreaterThan(0)
+    // A smoke run measures one round of each, the mock and the bare deliverer side by side.
+    expect(growth.callbacks.rounds).toHaveLength(1)
+    expect(growth.callbacks.bareDeliverer.rounds).toHaveLength(1)
+    expect(growth.callbacks.bareDeliverer.mockOverBareRounds).toEqual([
+      written.targets["growth: callbacks/s with many pending / bare deliverer's"]!.value
+    ])
     const rss = (written.figures.throughput as { mockRss: { warmUpPairs: number } }).mockRss
     expect(rss.warmUpPairs).toBe(1)
   })

@@ -25,7 +25,7 @@ export interface CallbackRatios {
   readonly overBareRounds: ReadonlyArray<number>
   /** The bare deliverer's callbacks/s, median of the rounds it ran in. */
   readonly barePerSecond: number
-  /** Why the bare deliverer did not run, the first round's reason; undefined when it ran in every round. */
+  /** Why the bare deliverer did not run, from the first round it failed in; undefined when it ran in every round. */
   readonly bareSkipped: string | undefined
 }
 

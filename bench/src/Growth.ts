@@ -350,8 +350,8 @@ const payToCallback = async (options: GrowthOptions) => {
  */
 const callbackRounds = async (
   options: GrowthOptions
-): Promise<ReadonlyArray<CallbackRound & { readonly mock: CallbackRate }>> => {
-  const rounds: Array<CallbackRound & { readonly mock: CallbackRate }> = []
+): Promise<ReadonlyArray<Omit<CallbackRound, "mockPerSecond"> & { readonly mock: CallbackRate }>> => {
+  const rounds: Array<Omit<CallbackRound, "mockPerSecond"> & { readonly mock: CallbackRate }> = []
   for (let round = 0; round < options.rounds; round++) {
     const mockRate = () =>
       sqliteCallbackRate(
@@ -370,7 +370,7 @@ const callbackRounds = async (
     const mock = await mockRate()
     const rawSignaturesPerSecond = rawSignRate(1)
     const bare = firstBare ?? (await bareRate())
-    rounds.push({ mock, mockPerSecond: mock.perSecond, rawSignaturesPerSecond, bare })
+    rounds.push({ mock, rawSignaturesPerSecond, bare })
   }
   return rounds
 }
@@ -379,7 +379,7 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
   const latency = await createLatency(options)
   const rounds = await callbackRounds(options)
   const callbacks = rounds[0]!.mock
-  const ratios = callbackRatios(rounds)
+  const ratios = callbackRatios(rounds.map((r) => ({ ...r, mockPerSecond: r.mock.perSecond })))
   const payLatencies = await payToCallback(options)
   return {
     targets: {
@@ -418,7 +418,7 @@ export const growthSuite = async (options: GrowthOptions): Promise<SuiteResult> 
         delivered: callbacks.delivered,
         warmUp: callbacks.skipped,
         perSecond: round(ratios.mockPerSecond, 1),
-        rounds: rounds.map((r) => round(r.mockPerSecond, 1)),
+        rounds: rounds.map((r) => round(r.mock.perSecond, 1)),
         fromStartPerSecond: rounds.map((r) => round(r.mock.fromStartPerSecond, 1)),
         rawSignaturesPerSecond: rounds.map((r) => round(r.rawSignaturesPerSecond, 1)),
         // The ceiling of the mock's design, not of signing: with the mock's attempts in flight per

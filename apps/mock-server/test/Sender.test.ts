@@ -3,6 +3,8 @@
 import { Effect, Exit, Scope } from "effect"
 import { createServer, type RequestListener, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { afterEach, describe, expect, it } from "vitest"
 import { EXCERPT, type PostResult, REACHES_SELF, type Sender, makeHttpSender } from "../src/callbacks/Sender.js"
 import type { SelfAddress } from "../src/config/UrlRule.js"
@@ -40,6 +42,12 @@ const sender = async (self: SelfAddress, timeoutMs = 2_000): Promise<Sender> => 
 
 /** Nowhere this test listens. */
 const elsewhere: SelfAddress = { port: 1, listenHost: "127.0.0.1", publicUrl: "http://127.0.0.1:1" }
+
+/** A full GC, made callable here without a flag on the test process's command line. */
+const fullGc = (): (() => void) => {
+  setFlagsFromString("--expose-gc")
+  return runInNewContext("gc") as () => void
+}
 
 const post = (to: Sender, url: string, body = "{}") =>
   new Promise<PostResult>((resolve) => to.post(url, { "content-type": "application/json" }, body, resolve))
@@ -99,6 +107,44 @@ describe("the HTTP sender", () => {
     const merchant = await serve(() => {})
     const result = await post(await sender(elsewhere, 150), `http://127.0.0.1:${merchant.port}/`)
     expect(result).toEqual({ error: "no answer within 150 ms" })
+  })
+
+  it("cancelled, calls nothing back and closes the connection without waiting for the answer", async () => {
+    let closed!: () => void
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve
+    })
+    const merchant = await serve((request) => request.socket.once("close", closed))
+    const results: Array<PostResult> = []
+    const cancel = (await sender(elsewhere, 5_000)).post(`http://127.0.0.1:${merchant.port}/`, {}, "{}", (result) =>
+      results.push(result)
+    )
+    while (merchant.requests() === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    cancel()
+    await connectionClosed
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(results).toEqual([])
+  })
+
+  it("once an attempt has ended, keeps nothing of it in what stays reachable of the attempt (its cancel)", async () => {
+    const gc = fullGc()
+    const merchant = await serve((_request, response) => response.end("ok"))
+    const to = await sender(elsewhere)
+    // The record an attempt's callback carries, as the dispatcher's does; only a weak reference kept here.
+    let record: WeakRef<object> | undefined
+    let cancel: (() => void) | undefined
+    await new Promise<void>((resolve) => {
+      const held = { deliveryId: "dlv_1", body: "x".repeat(10_000) }
+      record = new WeakRef(held)
+      cancel = to.post(`http://127.0.0.1:${merchant.port}/`, {}, "{}", () => {
+        if (held.deliveryId === "dlv_1") resolve()
+      })
+    })
+    // Past the answer's own turns: what node:http still runs after the callback has ended.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    gc()
+    expect(cancel).toBeTypeOf("function")
+    expect(record?.deref()).toBeUndefined()
   })
 
   it("says why when nothing listens", async () => {

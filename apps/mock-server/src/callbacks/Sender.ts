@@ -126,9 +126,8 @@ export const makeHttpSender = (options: {
         // What the attempt's closures hold is let go of as soon as it ends. A scavenge keeps every
         // young object that something in the old generation points to, dead or alive, until the
         // next full GC; node:http leaves these closures reachable from its objects (listeners, and
-        // the cancel in OnTheWire), and an ended attempt's closures that still held its request,
-        // answer and record had them promoted: 62 MB over a 14,000-callback backlog, 38 MB after
-        // (bench/RESULTS.md).
+        // the cancel in OnTheWire), so an ended attempt's closures that still held its request,
+        // answer and record had them promoted with it (bench/RESULTS.md).
         let done: ((result: PostResult) => void) | undefined = whenDone
         let response: IncomingMessage | undefined
         let current: ClientRequest | undefined

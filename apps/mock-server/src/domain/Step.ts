@@ -1,11 +1,12 @@
 /**
  * A step of request work that is done at once when it can be and waits only when it must: a plain
  * value, a plain {@link ApiError} (the request is refused), a Promise of a step (a signature's
- * verification), or an Effect (storage that is not in this process's hands: PostgreSQL, a cache
- * miss, a transaction in progress). The create-order flow is written once in steps; the HttpApi
- * route runs it as an Effect ({@link toEffect}), and the create-order fast path runs it without a
- * fiber when every step is plain or a Promise ({@link run}), which is the common case on SQLite: a
- * fiber per request, and a fiber step per check, would cost more than a signed create's own work.
+ * verification, a group's commit, PostgreSQL's statement for the requests that arrived together), or
+ * an Effect (storage that only a fiber can wait for: a cache miss, a transaction in progress). The
+ * create-order flow is written once in steps; the HttpApi route runs it as an Effect
+ * ({@link toEffect}), and the create-order fast path runs it without a fiber when every step is
+ * plain or a Promise ({@link run}), which is the common case on SQLite and on PostgreSQL: a fiber
+ * per request, and a fiber step per check, would cost more than a signed create's own work.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -44,6 +45,21 @@ export const match = <A, B, E, E2 = never>(
   }
   return onSuccess(step as A)
 }
+
+/**
+ * A Promise as a step: its value, or, when it rejects, the step's failure if `isFailure` says the
+ * reason is one (a storage SqlError), else a defect.
+ *
+ * @example
+ * ```ts
+ * const keys = Step.fromPromise(store.authKeysNow(appKey), (error) => error instanceof SqlError)
+ * ```
+ */
+export const fromPromise = <A, E>(promise: Promise<A>, isFailure: (reason: unknown) => reason is E): Step<A, E> =>
+  promise.then(
+    (value): Step<A, E> => value,
+    (reason: unknown): Step<A, E> => (isFailure(reason) ? Effect.fail(reason) : Effect.die(reason))
+  )
 
 /**
  * Continues `step` with `f` when it succeeds; a refusal stays one.

@@ -4,7 +4,9 @@
  * fiber where none is needed: the flow's steps (domain/Step.ts) are plain on SQLite with the
  * merchant's keys cached, so a signed create is the body's read, the verification (at once for a
  * request alone, a Promise from the thread pool while others wait), the insert and one write: a
- * fiber per request and a fiber step per check would cost more than that work itself.
+ * fiber per request and a fiber step per check would cost more than that work itself. On
+ * PostgreSQL the key read and the insert are Promises of statements shared by the requests that
+ * arrived together: no fiber per request there either.
  * The route stays declared once in MockApi (OpenAPI, the typed client); the work (CreateOrderFlow),
  * the failure answers (`answerFailure`), the envelope and the request's log line and event
  * (log/RequestLog.ts) are the modules the HttpApi path runs too, so both paths answer the same

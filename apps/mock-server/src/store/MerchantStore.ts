@@ -10,7 +10,8 @@ import * as Schema from "effect/Schema"
 import { isoTime } from "./IsoTime.js"
 import { makeDueNow } from "./DeliveryStore.js"
 import { wholeNumber } from "./Dialect.js"
-import { NotFound } from "./StoreError.js"
+import { rowDecoderSync } from "./RowDecoder.js"
+import { fromStorePromise, NotFound } from "./StoreError.js"
 import { perTurn } from "./TurnBatch.js"
 import { badRowIsDefect, column, type Merchant, MerchantKey } from "./Records.js"
 
@@ -93,6 +94,14 @@ export interface MerchantStore {
    * `undefined` when they must be read (never cached on a shared database).
    */
   readonly cachedAuthKeys: (appKey: string) => AuthKeys | undefined
+
+  /**
+   * {@link MerchantStore.authKeys} without a fiber step: the keys this process has cached, or, on a
+   * shared database (where nothing is cached), a Promise of the read that the requests arriving
+   * together share, rejected with a SqlError when it fails (with anything else, a defect);
+   * `undefined` when they must be read through `authKeys`.
+   */
+  readonly authKeysNow: (appKey: string) => AuthKeys | Promise<AuthKeys | null> | undefined
 
   /** Whether a merchant with this appKey exists (cached like {@link MerchantStore.merchantKey}). */
   readonly merchantExists: (appKey: string) => Effect.Effect<boolean, SqlError>
@@ -178,7 +187,7 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
     // On a shared database, where nothing is cached, every request reads its merchant's keys: the
     // reads that arrive together are one statement (TurnBatch.ts), a round trip for the group
     // instead of one per request. Each still reads after its request arrived.
-    const decodeAuthRows = Schema.decodeUnknown(Schema.Array(AuthKeyRow))
+    const decodeAuthRow = rowDecoderSync(AuthKeyRow)
     const authRowsOfMany = (appKeys: ReadonlyArray<string>) =>
       Effect.map(
         sql.unsafe<{ readonly app_key: string }>(
@@ -196,8 +205,11 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
         }
       )
     const sharedAuthRows = options.shared ? perTurn(yield* Effect.runtime<never>(), authRowsOfMany) : undefined
-    const authRowsOf = (appKey: string) =>
-      sharedAuthRows === undefined ? authKeysOf(appKey) : Effect.flatMap(sharedAuthRows(appKey), decodeAuthRows)
+    const keysFrom = (rows: ReadonlyArray<typeof AuthKeyRow.Type>): AuthKeys | null =>
+      rows.length === 0 ? null : new Map(rows.map(({ version, ...key }) => [version, key] as const))
+    /** The keys on a shared database, without a fiber: only the batch's statement takes one. */
+    const sharedAuthKeys = (shared: NonNullable<typeof sharedAuthRows>, appKey: string) =>
+      shared.promise(appKey).then((rows) => keysFrom(rows.map(decodeAuthRow)))
 
     // What authentication reads on every request (does the merchant exist, which key versions, which
     // are disabled), cached per appKey. On SQLite this store is the only writer, and every write
@@ -207,6 +219,9 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
     let writes = 0
 
     const authOf = (appKey: string): Effect.Effect<AuthKeys | null, SqlError> => {
+      if (sharedAuthRows !== undefined) {
+        return fromStorePromise(() => sharedAuthKeys(sharedAuthRows, appKey))
+      }
       const cached = authCache.get(appKey)
       if (cached !== undefined) return Effect.succeed(cached)
       return Effect.gen(function* () {
@@ -214,12 +229,10 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
         const generation = writes
         // One query: every merchant has at least one key row (it is created with version 1, and
         // keys are disabled, never deleted), so no key rows means no merchant.
-        const rows = yield* authRowsOf(appKey)
-        const keys: AuthKeys | null =
-          rows.length === 0 ? null : new Map(rows.map(({ version, ...key }) => [version, key] as const))
+        const keys = keysFrom(yield* authKeysOf(appKey))
         // Only merchants are cached: a miss costs one query, and caching misses would let requests
         // with made-up appKeys grow this map without bound.
-        if (keys !== null && generation === writes && !options.shared) authCache.set(appKey, keys)
+        if (keys !== null && generation === writes) authCache.set(appKey, keys)
         return keys
       }).pipe(badRowIsDefect)
     }
@@ -299,6 +312,9 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
       authKeys: authOf,
 
       cachedAuthKeys: (appKey) => authCache.get(appKey),
+
+      authKeysNow: (appKey) =>
+        sharedAuthRows === undefined ? authCache.get(appKey) : sharedAuthKeys(sharedAuthRows, appKey),
 
       merchantKey: (appKey, version) => Effect.map(authOf(appKey), (keys) => Option.fromNullable(keys?.get(version))),
 

@@ -12,7 +12,7 @@ import { type DeliveryDraft, insertDelivery } from "./DeliveryStore.js"
 import { wholeNumber } from "./Dialect.js"
 import { SqliteDirect } from "./SqliteConnection.js"
 import { rowDecoderSync } from "./RowDecoder.js"
-import { AlreadyFinal, Conflict, NotFound } from "./StoreError.js"
+import { AlreadyFinal, Conflict, fromStorePromise, NotFound } from "./StoreError.js"
 import { perTurn } from "./TurnBatch.js"
 import { type BadRow, badRowIsDefect, OrderRecord } from "./Records.js"
 
@@ -44,13 +44,15 @@ export interface OrderStore {
   readonly createOrder: (input: OrderDraft) => Effect.Effect<CreatedOrder, SqlError | Conflict>
 
   /**
-   * {@link OrderStore.createOrder} on SQLite's direct path, without a fiber step: the order, or the
+   * {@link OrderStore.createOrder} without a fiber step. On SQLite's direct path: the order, or the
    * {@link Conflict}, at once when it rests on committed rows alone (a replay while no write is
    * pending), else a Promise of it that settles when the turn's group transaction has committed
    * (rejected with a SqlError when that commit fails): a new order is answered only once stored.
-   * `undefined` when the direct path cannot take it now (PostgreSQL, or a transaction holds the
-   * connection): then `createOrder` does. Throws SqlError when a statement fails; anything else it
-   * throws (a stored row that does not decode) is a defect.
+   * On PostgreSQL: a Promise that settles when the statement of the creates that arrived together
+   * has returned (committed), rejected with a SqlError when it fails. `undefined` when neither can
+   * take it now (a transaction holds SQLite's connection): then `createOrder` does. Throws SqlError
+   * when a statement fails; anything else it throws or rejects with (a stored row that does not
+   * decode) is a defect.
    */
   readonly createOrderNow: (input: OrderDraft) => CreatedOrder | Conflict | Promise<CreatedOrder | Conflict> | undefined
 
@@ -290,27 +292,29 @@ export const makeOrderStore = Effect.gen(function* () {
       }
     )
   const insertOrFind = perTurn(yield* Effect.runtime<never>(), createMany)
-  const decodeStored = Schema.decodeUnknown(StoredOrder)
-  const createOnPostgres = (input: OrderDraft) => {
-    const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> => {
-      if (tries > 5) return Effect.dieMessage("no order after 6 inserts that conflicted")
+  // A Promise, not an Effect: a create on PostgreSQL then takes no fiber of its own (domain/Step.ts),
+  // only the batch's statement does.
+  const createOnPostgres = async (input: OrderDraft): Promise<CreatedOrder | Conflict> => {
+    for (let tries = 0; tries <= 5; tries++) {
       const order = draftAt(input)
-      return Effect.flatMap(insertOrFind(order), (row) => {
-        if (row === undefined) return attempt(tries + 1)
-        if (row.inserted === true) return Effect.succeed({ order: createdRecord(order), created: true })
-        return Effect.flatMap(decodeStored(row), (existing) => {
-          const settled = existingFor(input, existing)
-          return settled instanceof Conflict ? Effect.fail(settled) : Effect.succeed(settled)
-        })
-      })
+      const row = await insertOrFind.promise(order)
+      if (row === undefined) continue
+      if (row.inserted === true) return { order: createdRecord(order), created: true }
+      return existingFor(input, decodeOrder(row))
     }
-    return attempt(0).pipe(badRowIsDefect)
+    throw new Error("no order after 6 inserts that conflicted")
   }
   const onPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
 
   const orders: OrderStore = {
     createOrder: (input) => {
-      if (onPostgres) return createOnPostgres(input)
+      if (onPostgres) {
+        return Effect.flatMap(
+          fromStorePromise(() => createOnPostgres(input)),
+          (created): Effect.Effect<CreatedOrder, Conflict> =>
+            created instanceof Conflict ? Effect.fail(created) : Effect.succeed(created)
+        )
+      }
       // As createNow: read first, insert when there is no such order, read again after a conflict.
       const attempt = (tries: number): Effect.Effect<CreatedOrder, SqlError | Conflict | BadRow> =>
         Effect.flatMap(findByOuterOrder(input), (existing) => {
@@ -327,7 +331,7 @@ export const makeOrderStore = Effect.gen(function* () {
       return attempt(0).pipe(badRowIsDefect)
     },
 
-    createOrderNow: createNow,
+    createOrderNow: (input) => (onPostgres ? createOnPostgres(input) : createNow(input)),
 
     getOrder,
 

@@ -17,6 +17,7 @@ import { type ApiError, signError } from "../ApiError.js"
 import * as Step from "../Step.js"
 import type { AuthKeys } from "../../store/MerchantStore.js"
 import { Store } from "../../store/Store.js"
+import { isSqlError } from "../../store/StoreError.js"
 import { capped } from "../../log/LogText.js"
 import { loggerOf } from "../../log/RequestLog.js"
 import { diagnose, type VersionedVerifier } from "./Diagnose.js"
@@ -122,6 +123,17 @@ export const make: Effect.Effect<MerchantAuthService, never, MockConfig | Store>
     return importing
   }
 
+  /**
+   * The merchant's keys, without a fiber step where the store can give them so: cached, or on a
+   * shared database the read that the requests arriving together share (a Promise); a fiber only
+   * to read them into the cache.
+   */
+  const keysOf = (appKey: string): Step.Step<AuthKeys | null, SqlError> => {
+    const now = store.authKeysNow(appKey)
+    if (now === undefined) return store.authKeys(appKey)
+    return now instanceof Promise ? Step.fromPromise(now, isSqlError) : now
+  }
+
   /** Production's decision on the signature of a request with these parsed headers, given the merchant's keys. */
   const decide = (
     input: AuthInput,
@@ -180,10 +192,9 @@ export const make: Effect.Effect<MerchantAuthService, never, MockConfig | Store>
       const missing = parsed.error.header === Headers.RequestHeaders.signature && parsed.error.reason === "Missing"
       return { ok: false, appKey, missing, cause: parsed.error.message }
     }
-    const appKey = storedAppKey(parsed.headers.appKey)
-    const cached = store.cachedAuthKeys(appKey)
-    if (cached !== undefined) return decide(input, nowMs, parsed.headers, cached)
-    return Effect.flatMap(store.authKeys(appKey), (keys) => Step.toEffect(decide(input, nowMs, parsed.headers, keys)))
+    return Step.andThen(keysOf(storedAppKey(parsed.headers.appKey)), (keys) =>
+      decide(input, nowMs, parsed.headers, keys)
+    )
   }
 
   // Diagnosis tries a few more verifications per refusal and is reachable without a valid
@@ -219,8 +230,7 @@ export const make: Effect.Effect<MerchantAuthService, never, MockConfig | Store>
       })
       return found.some((entry) => entry instanceof Promise) ? Promise.all(found) : (found as Array<VersionedVerifier>)
     }
-    const cached = store.cachedAuthKeys(appKey)
-    return cached !== undefined ? withKeys(cached) : Step.andThen(store.authKeys(appKey), withKeys)
+    return Step.andThen(keysOf(appKey), withKeys)
   }
 
   /**

@@ -4,7 +4,8 @@
  * creation. The HttpApi route (handlers/CreateOrder.ts) and the fast path for the same route
  * (server/CreateOrderFastPath.ts) both run this one service, so they cannot answer differently. It is
  * written in steps (domain/Step.ts): on SQLite with the merchant's keys cached, a create runs without
- * a fiber, and without a wait unless its signature is verified on the thread pool.
+ * a fiber, and without a wait unless its signature is verified on the thread pool; on PostgreSQL it
+ * waits for the statements it shares with the requests that arrived together, still without a fiber.
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Wire from "@pc/core/Wire"

@@ -4,7 +4,7 @@
  */
 import { Money } from "@pc/core"
 import * as Wire from "@pc/core/Wire"
-import { SqlError } from "@effect/sql/SqlError"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -22,7 +22,7 @@ import { ApiError, notFound, paramError } from "../ApiError.js"
 import type * as Step from "../Step.js"
 import { isoDay } from "../../store/IsoTime.js"
 import type { CreatedOrder, OrderDraft } from "../../store/OrderStore.js"
-import { Conflict } from "../../store/StoreError.js"
+import { Conflict, isSqlError } from "../../store/StoreError.js"
 import { Store } from "../../store/Store.js"
 import type { OrderRecord } from "../../store/Records.js"
 
@@ -186,7 +186,7 @@ export const make: Effect.Effect<OrdersService, never, MockConfig | Store | Publ
       expiresAtMs: nowMs + config.orderTtlMs
     }
     // A storage failure is the step's failure; anything else thrown is a defect (a 500 logged as a crash).
-    const failed = (error: unknown) => (error instanceof SqlError ? Effect.fail(error) : Effect.die(error))
+    const failed = (error: unknown) => (isSqlError(error) ? Effect.fail(error) : Effect.die(error))
     const settled = (now: CreatedOrder | Conflict) =>
       now instanceof Conflict ? duplicate(request, now) : answered(now, nowMs)
     let now: ReturnType<typeof store.createOrderNow>

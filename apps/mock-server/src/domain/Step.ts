@@ -48,7 +48,8 @@ export const match = <A, B, E, E2 = never>(
 
 /**
  * A Promise as a step: its value, or, when it rejects, the step's failure if `isFailure` says the
- * reason is one (a storage SqlError), else a defect.
+ * reason is one (a storage SqlError), else a defect. The value must be plain, as every step's is:
+ * one that is itself an Effect (a tagged error such as the store's Conflict) would be run as one.
  *
  * @example
  * ```ts

@@ -209,7 +209,7 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
       rows.length === 0 ? null : new Map(rows.map(({ version, ...key }) => [version, key] as const))
     /** The keys on a shared database, without a fiber: only the batch's statement takes one. */
     const sharedAuthKeys = (shared: NonNullable<typeof sharedAuthRows>, appKey: string) =>
-      shared.promise(appKey).then((rows) => keysFrom(rows.map(decodeAuthRow)))
+      shared(appKey).then((rows) => keysFrom(rows.map(decodeAuthRow)))
 
     // What authentication reads on every request (does the merchant exist, which key versions, which
     // are disabled), cached per appKey. On SQLite this store is the only writer, and every write

@@ -297,7 +297,7 @@ export const makeOrderStore = Effect.gen(function* () {
   const createOnPostgres = async (input: OrderDraft): Promise<CreatedOrder | Conflict> => {
     for (let tries = 0; tries <= 5; tries++) {
       const order = draftAt(input)
-      const row = await insertOrFind.promise(order)
+      const row = await insertOrFind(order)
       if (row === undefined) continue
       if (row.inserted === true) return { order: createdRecord(order), created: true }
       return existingFor(input, decodeOrder(row))

@@ -68,8 +68,9 @@ export interface MockEventBus {
   /** Publishes an event to every current subscriber (none kept for later ones). */
   readonly publish: (event: MockEventInput) => Effect.Effect<void>
   /**
-   * {@link MockEvents.publish} from outside a fiber: nothing at all while nobody listens, else the
-   * publishing runs on a fiber of its own (in order with the other events published so).
+   * {@link MockEvents.publish} from outside a fiber: nothing at all while nobody listens; what is
+   * sent to the other replicas goes at once, and only a delivery to subscribers runs on a fiber of
+   * its own (in order with the other events published so).
    */
   readonly publishNow: (event: MockEventInput) => void
   /** The events from now on, while the scope lasts; a slow reader drops its oldest unread ones. */
@@ -77,19 +78,31 @@ export interface MockEventBus {
 }
 
 /**
+ * Where a bus also sends the events it publishes (SharedEvents.ts: to the other replicas), at once
+ * and without a fiber: a create on PostgreSQL publishes two events, and a fiber for each cost it
+ * more than the event's own work.
+ */
+export interface EventForward {
+  /** Whether events of this type are sent on at all. */
+  readonly sends: (type: MockEvent["type"]) => boolean
+  /** Takes a stamped event to send on; never waits. */
+  readonly send: (event: MockEvent) => void
+}
+
+/**
  * An event bus whose published events also go to `forward` (stamped), and which can `deliver`
- * events stamped elsewhere (another replica's, see SharedEvents.ts) to its subscribers. Without
- * `forward` and without subscribers, publishing does nothing: the mock publishes two events per
+ * events stamped elsewhere (another replica's, see SharedEvents.ts) to its subscribers. An event
+ * that neither a subscriber nor `forward` takes is never built: the mock publishes two events per
  * create, mostly with nobody on `/dev/events`.
  *
  * @example
  * ```ts
- * const bus = yield* makeEventBus((event) => Queue.offer(outbox, event))
+ * const bus = yield* makeEventBus({ sends: (type) => type !== "request", send: (event) => outbox.unsafeOffer(event) })
  * yield* bus.deliver(eventFromAnotherReplica)
  * ```
  */
 export const makeEventBus = (
-  forward?: (event: MockEvent) => Effect.Effect<unknown>
+  forward?: EventForward
 ): Effect.Effect<
   { readonly service: MockEventBus; readonly deliver: (event: MockEvent) => Effect.Effect<void> },
   never,
@@ -102,16 +115,23 @@ export const makeEventBus = (
     let subscribers = 0
     const deliver = (event: MockEvent) => Effect.asVoid(PubSub.publish(hub, event))
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-    const publish = (input: MockEventInput): Effect.Effect<void> => {
-      if (subscribers === 0 && forward === undefined) return Effect.void
+    /** The event stamped and sent on, when anyone takes it; undefined when nobody does. */
+    const stamped = (input: MockEventInput): MockEvent | undefined => {
+      const to = forward?.sends(input.type) === true ? forward : undefined
+      if (subscribers === 0 && to === undefined) return undefined
       const event = { ...input, at: new Date().toISOString() } as MockEvent
-      return forward === undefined ? deliver(event) : Effect.zipRight(deliver(event), Effect.asVoid(forward(event)))
+      to?.send(event)
+      return event
     }
     const service: MockEventBus = {
-      publish,
+      publish: (input) =>
+        Effect.suspend(() => {
+          const event = stamped(input)
+          return event === undefined || subscribers === 0 ? Effect.void : deliver(event)
+        }),
       publishNow: (input) => {
-        if (subscribers === 0 && forward === undefined) return
-        runFork(publish(input))
+        const event = stamped(input)
+        if (event !== undefined && subscribers > 0) runFork(deliver(event))
       },
       subscribe: Effect.zipRight(
         Effect.acquireRelease(

@@ -31,7 +31,7 @@ const PAYLOAD_LIMIT_BYTES = 7_900
 const NOTIFY_PAUSE = "10 millis"
 
 /** The events other replicas need: those about the shared database, not one replica's HTTP traffic. */
-const isShared = (event: MockEvent): boolean => event.type !== "request"
+const isShared = (type: MockEvent["type"]): boolean => type !== "request"
 
 /** What one NOTIFY carries: the sending replica and its events, or a probe that the listener works. */
 interface Payload {
@@ -172,7 +172,15 @@ export const sharedMockEvents: Layer.Layer<MockEvents, never, PgClient.PgClient>
     const origin = randomUUID()
     // Sliding: if PostgreSQL is slow or away, the oldest unsent events are dropped, never the mock's memory.
     const outbox = yield* Effect.acquireRelease(Queue.sliding<MockEvent>(4_096), Queue.shutdown)
-    const bus = yield* makeEventBus((event) => (isShared(event) ? Queue.offer(outbox, event) : Effect.void))
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const bus = yield* makeEventBus({
+      sends: isShared,
+      // At once when there is room; a full outbox drops its oldest event for this one (sliding),
+      // which only the queue's own offer does.
+      send: (event) => {
+        if (!outbox.unsafeOffer(event)) runFork(Queue.offer(outbox, event))
+      }
+    })
     const heard = yield* Deferred.make<void>()
 
     const onNotification = (text: string) => {

@@ -78,22 +78,11 @@ export interface MerchantStore {
   readonly enableMerchantKey: (appKey: string, version: number) => Effect.Effect<void, SqlError | NotFound>
 
   /**
-   * The public key PEM and status of one merchant key version. Read on every authenticated
-   * request: cached in this process unless the database is shared (see `make`).
-   */
-  readonly merchantKey: (appKey: string, version: number) => Effect.Effect<Option.Option<AuthKey>, SqlError>
-
-  /**
    * Every key version of a merchant (PEM and status), `null` when there is no such merchant: what
-   * authentication reads on every request, cached like {@link MerchantStore.merchantKey}.
+   * authentication reads on every request, cached in this process unless the database is shared
+   * (see `make`).
    */
   readonly authKeys: (appKey: string) => Effect.Effect<AuthKeys | null, SqlError>
-
-  /**
-   * {@link MerchantStore.authKeys} when this process has them cached, without a fiber step;
-   * `undefined` when they must be read (never cached on a shared database).
-   */
-  readonly cachedAuthKeys: (appKey: string) => AuthKeys | undefined
 
   /**
    * {@link MerchantStore.authKeys} without a fiber step: the keys this process has cached, or, on a
@@ -102,9 +91,6 @@ export interface MerchantStore {
    * `undefined` when they must be read through `authKeys`.
    */
   readonly authKeysNow: (appKey: string) => AuthKeys | Promise<AuthKeys | null> | undefined
-
-  /** Whether a merchant with this appKey exists (cached like {@link MerchantStore.merchantKey}). */
-  readonly merchantExists: (appKey: string) => Effect.Effect<boolean, SqlError>
 
   /**
    * Sets the notify URL and makes the merchant's waiting deliveries due now, in one transaction.
@@ -123,7 +109,7 @@ export interface MerchantStore {
  * @example
  * ```ts
  * const merchants = yield* makeMerchantStore({ shared: false })
- * const exists = yield* merchants.merchantExists(appKey)
+ * const keys = yield* merchants.authKeys(appKey)
  * ```
  */
 export const makeMerchantStore = (options: { readonly shared: boolean }) =>
@@ -311,14 +297,8 @@ export const makeMerchantStore = (options: { readonly shared: boolean }) =>
 
       authKeys: authOf,
 
-      cachedAuthKeys: (appKey) => authCache.get(appKey),
-
       authKeysNow: (appKey) =>
         sharedAuthRows === undefined ? authCache.get(appKey) : sharedAuthKeys(sharedAuthRows, appKey),
-
-      merchantKey: (appKey, version) => Effect.map(authOf(appKey), (keys) => Option.fromNullable(keys?.get(version))),
-
-      merchantExists: (appKey) => Effect.map(authOf(appKey), (keys) => keys !== null),
 
       setNotifyUrl: (appKey, notifyUrl, nowMs) =>
         sql.withTransaction(

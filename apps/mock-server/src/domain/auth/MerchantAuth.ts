@@ -299,8 +299,7 @@ export const make: Effect.Effect<MerchantAuthService, never, MockConfig | Store>
     if (!Headers.isAppKey(sentAppKey))
       return refuse(`malformed header ${Headers.RequestHeaders.appKey}: the appKey is a UUID`)
     const appKey = storedAppKey(sentAppKey)
-    const exists: Step.Step<boolean, SqlError> =
-      store.cachedAuthKeys(appKey) !== undefined || store.merchantExists(appKey)
+    const exists = Step.andThen(keysOf(appKey), (keys) => keys !== null)
     return Step.andThen(exists, (known): Step.Step<AuthResult, SqlError> => {
       if (!known) return refuse(`unknown appKey ${sentAppKey}`)
       if (verdict.ok || verdict.missing) {

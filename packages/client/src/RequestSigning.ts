@@ -46,7 +46,10 @@ export type SignedHeaders = {
 }
 
 /**
- * Signs a request with the ring's current key and returns its four headers.
+ * Signs a request with the ring's current key and returns its four headers. With
+ * `{ offThread: true }` the key signs with its `signOffThread` when it has one (`@pc/crypto-node`'s
+ * keys do: libuv's thread pool), for a caller with other work waiting on its thread; the headers
+ * are the same.
  *
  * Rejects with whatever the signer rejects with (a key the runtime cannot use).
  *
@@ -63,7 +66,11 @@ export type SignedHeaders = {
  * })
  * ```
  */
-export const sign = async (ring: KeyRing.KeyRing<Crypto.Signer>, input: RequestToSign): Promise<SignedHeaders> => {
+export const sign = async (
+  ring: KeyRing.KeyRing<Crypto.Signer>,
+  input: RequestToSign,
+  options?: { readonly offThread?: boolean | undefined }
+): Promise<SignedHeaders> => {
   // The exact bytes that are sent: the prefix as UTF-8, then the body untouched (spec 5.3).
   const message = Canonical.requestBytesToSign(
     input.method.toUpperCase(),
@@ -72,7 +79,10 @@ export const sign = async (ring: KeyRing.KeyRing<Crypto.Signer>, input: RequestT
     input.timestamp,
     input.body
   )
-  const signature = await ring.currentKey.sign(message)
+  const key = ring.currentKey
+  const signature = await (options?.offThread === true && key.signOffThread !== undefined
+    ? key.signOffThread(message)
+    : key.sign(message))
   return {
     [Headers.RequestHeaders.appKey]: input.appKey,
     [Headers.RequestHeaders.timestamp]: String(input.timestamp),

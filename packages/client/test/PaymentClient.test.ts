@@ -1,6 +1,6 @@
 import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Canonical, KeyRing } from "@pc/core"
+import { Canonical, type Crypto, KeyRing } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
 import { Chunk, ConfigProvider, Duration, Effect, Fiber, Layer, Redacted, Schedule, TestClock } from "effect"
 import { createServer } from "node:http"
@@ -35,7 +35,7 @@ const httpLayers: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpCli
 const clientFor = (
   baseUrl: string,
   http: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer,
-  options: Partial<PaymentClient.CommonOptions> & { readonly keyRing?: KeyRing.KeyRing<NodeSigner> } = {}
+  options: Partial<PaymentClient.CommonOptions> & { readonly keyRing?: KeyRing.KeyRing<Crypto.Signer> } = {}
 ) =>
   PaymentClient.make({
     environment: "production",
@@ -46,8 +46,6 @@ const clientFor = (
     retry: { ...fastRetry, ...options.retry },
     keyRing: options.keyRing ?? signersV1
   }).pipe(Effect.provide(http))
-
-type NodeSigner = Awaited<ReturnType<typeof NodeCrypto.importPrivateKey>>
 
 const expectTag = <T extends PaymentClientError["_tag"]>(
   error: PaymentClientError,

@@ -48,6 +48,23 @@ export interface Signer {
   readonly modulusLength: number
   /** Signs the message (a string as its UTF-8 bytes) and resolves the signature as standard Base64. */
   sign(message: Message): Promise<string>
+  /**
+   * Optional: the same signature as {@link Signer.sign}, with the RSA work on another thread
+   * (`@pc/crypto-node`: libuv's thread pool) instead of the calling one. For callers with other
+   * work waiting on the thread, such as a client with several calls in flight: a 2048-bit
+   * signature is about a millisecond of CPU that would otherwise hold up everything else. One
+   * signature alone is a little slower this way (the hand-over and back). A signer that already
+   * signs off the calling thread (WebCrypto) need not have it.
+   *
+   * @example
+   * ```ts
+   * import { NodeCrypto } from "@pc/crypto-node"
+   *
+   * const signer = await NodeCrypto.importPrivateKey(pem)
+   * const signature = await (signer.signOffThread ?? signer.sign).call(signer, stringToSign)
+   * ```
+   */
+  signOffThread?(message: Message): Promise<string>
 }
 
 /**

@@ -24,7 +24,25 @@ export const runtime = "node"
 const toBytes = (message: Crypto.Message): Uint8Array =>
   typeof message === "string" ? Buffer.from(message, "utf8") : message
 
-class NodeSigner implements Crypto.Signer {
+/**
+ * A {@link Crypto.Signer} on node:crypto, whose `signOffThread` is always there: `sign` runs the RSA
+ * work on the calling thread, `signOffThread` on libuv's thread pool, so that the event loop goes on
+ * meanwhile (for a process with other work waiting; one signature alone waits a little longer, for
+ * the hand-over to the pool and back). Both give the same bytes.
+ *
+ * @example
+ * ```ts
+ * import { NodeCrypto } from "@pc/crypto-node"
+ *
+ * const signer: NodeCrypto.NodeSigner = await NodeCrypto.importPrivateKey(privateKeyPem)
+ * const [a, b] = await Promise.all([signer.signOffThread(first), signer.signOffThread(second)])
+ * ```
+ */
+export interface NodeSigner extends Crypto.Signer {
+  signOffThread(message: Crypto.Message): Promise<string>
+}
+
+class NodeSignerImpl implements NodeSigner {
   // A true private field: the key object is not reachable from outside (no `.export()` of a private key).
   readonly #key: KeyObject
   constructor(
@@ -39,6 +57,19 @@ class NodeSigner implements Crypto.Signer {
     } catch (cause) {
       return Promise.reject(cause)
     }
+  }
+  // With a callback, node:crypto signs on libuv's thread pool; the same bytes as `sign` (PKCS#1
+  // v1.5 signatures are deterministic).
+  signOffThread(message: Crypto.Message): Promise<string> {
+    return new Promise((resolve, reject) => {
+      try {
+        sign("sha256", toBytes(message), this.#key, (error, signature) =>
+          error === null ? resolve(signature.toString("base64")) : reject(error)
+        )
+      } catch (cause) {
+        reject(cause)
+      }
+    })
   }
 }
 
@@ -137,7 +168,8 @@ const malformedKey = (what: string) =>
   new Crypto.KeyImportError("MalformedKey", `${what} is not a valid RSA key (node:crypto could not parse it)`)
 
 /**
- * Imports an RSA private key from PEM (PKCS#8 or PKCS#1), once, for signing.
+ * Imports an RSA private key from PEM (PKCS#8 or PKCS#1), once, for signing: `sign` on the calling
+ * thread, `signOffThread` on libuv's thread pool.
  *
  * Rejects with `Crypto.KeyImportError` from `@pc/core`: `MalformedKey`, `UnsupportedKey`, or `WeakKey`
  * for keys under 2048 bits. The error never contains the key.
@@ -148,9 +180,11 @@ const malformedKey = (what: string) =>
  *
  * const signer = await NodeCrypto.importPrivateKey(process.env.MERCHANT_PRIVATE_KEY_PEM!)
  * const signature = await signer.sign(stringToSign)
+ * // or, with other work waiting on the event loop, with the RSA work on libuv's thread pool:
+ * const same = await signer.signOffThread(stringToSign)
  * ```
  */
-export const importPrivateKey = async (pem: string): Promise<Crypto.Signer> => {
+export const importPrivateKey = async (pem: string): Promise<NodeSigner> => {
   const decoded = Pem.decodePrivateKey(pem)
   let key: KeyObject
   try {
@@ -162,7 +196,7 @@ export const importPrivateKey = async (pem: string): Promise<Crypto.Signer> => {
   } catch {
     throw malformedKey("the private key")
   }
-  return new NodeSigner(key, decoded.modulusLength)
+  return new NodeSignerImpl(key, decoded.modulusLength)
 }
 
 /**

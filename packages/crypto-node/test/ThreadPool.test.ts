@@ -1,4 +1,5 @@
-// verifyOnThreadPool: the same answers as verify, with the RSA work on libuv's thread pool.
+// verifyOnThreadPool and signOffThread: the same answers as verify and sign, with the RSA work on
+// libuv's thread pool.
 import { Canonical } from "@pc/core"
 import { editedSignature, keyOf, vectors } from "@pc/crypto-conformance"
 import fc from "fast-check"
@@ -39,5 +40,51 @@ describe("NodeVerifier.verifyOnThreadPool", () => {
     expect(await verifier.verifyOnThreadPool(v.stringToSign, new Uint8Array(10))).toBe(false)
     expect(await verifier.verifyOnThreadPool(v.stringToSign, ["a", "b"] as unknown as string)).toBe(false)
     expect(await verifier.verifyOnThreadPool(v.stringToSign, "")).toBe(false)
+  })
+})
+
+describe("NodeSigner.signOffThread", () => {
+  it("gives each of many signatures in flight together the bytes sign gives, which verify", async () => {
+    const key = keyOf("merchant-v1")
+    const signer = await NodeCrypto.importPrivateKey(key.privatePkcs8Pem)
+    const verifier = await NodeCrypto.importPublicKey(key.publicSpkiPem)
+    const messages = Array.from({ length: 24 }, (_, i) => `POST /openapi/v2/order/create\n${i}`)
+    const offThread = await Promise.all(messages.map((message) => signer.signOffThread(message)))
+    for (const [i, message] of messages.entries()) {
+      expect(offThread[i]).toBe(await signer.sign(message))
+      expect(await verifier.verify(message, offThread[i]!)).toBe(true)
+    }
+  })
+
+  it("leaves the event loop free while it signs", async () => {
+    const signer = await NodeCrypto.importPrivateKey(keyOf("merchant-v1").privatePkcs8Pem)
+    // 64 signatures on libuv's 4 threads take at least 16 signatures' time; a timer due now fires
+    // in the meantime. Signed on the calling thread, none could fire before the last signature.
+    let resolvedBeforeTimer = 0
+    let timerFired = false
+    const timer = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        timerFired = true
+        resolve()
+      }, 0)
+    )
+    const signing = Array.from({ length: 64 }, (_, i) =>
+      signer.signOffThread(`message ${i}`).then(() => {
+        if (!timerFired) resolvedBeforeTimer++
+      })
+    )
+    await timer
+    await Promise.all(signing)
+    expect(resolvedBeforeTimer).toBeLessThan(64)
+  })
+
+  it("signs with no pool on sign itself: the answer is there before the next turn of the loop", async () => {
+    const signer = await NodeCrypto.importPrivateKey(keyOf("merchant-v1").privatePkcs8Pem)
+    let timerFired = false
+    setTimeout(() => {
+      timerFired = true
+    }, 0)
+    await signer.sign("one request")
+    expect(timerFired).toBe(false)
   })
 })

@@ -49,10 +49,14 @@ export const describeCryptoProvider = (label: string, provider: Crypto.CryptoPro
           const stringToSign = Canonical.requestStringToSign(v)
           expect(stringToSign).toBe(v.stringToSign)
           const key = keyOf(v.key)
-          const fromPkcs8 = await (await provider.importPrivateKey(key.privatePkcs8Pem)).sign(stringToSign)
-          const fromPkcs1 = await (await provider.importPrivateKey(key.privatePkcs1Pem)).sign(stringToSign)
-          expect(fromPkcs8).toBe(v.signature)
-          expect(fromPkcs1).toBe(v.signature)
+          const pkcs8Signer = await provider.importPrivateKey(key.privatePkcs8Pem)
+          const pkcs1Signer = await provider.importPrivateKey(key.privatePkcs1Pem)
+          expect(await pkcs8Signer.sign(stringToSign)).toBe(v.signature)
+          expect(await pkcs1Signer.sign(stringToSign)).toBe(v.signature)
+          // Off the calling thread, where the provider offers it: the same bytes.
+          for (const signer of [pkcs8Signer, pkcs1Signer]) {
+            if (signer.signOffThread !== undefined) expect(await signer.signOffThread(stringToSign)).toBe(v.signature)
+          }
           for (const publicKey of [
             key.publicSpkiPem,
             key.publicPkcs1Pem,

@@ -43,11 +43,13 @@ describe("README examples run as written", () => {
     expect(stdout.trim().endsWith("false")).toBe(true)
   })
 
-  it("@pc/crypto-node: generates a pair, signs and verifies", async () => {
+  it("@pc/crypto-node: generates a pair, signs and verifies, and signs the same off the event loop", async () => {
     const { stdout } = await runInPackage("crypto-node", ".readme-example-sign.ts", example("crypto-node", "sign"))
-    const [signature, verdict] = stdout.trim().split(" ")
+    const [first, offThreadSame] = stdout.trim().split("\n")
+    const [signature, verdict] = first!.split(" ")
     expect(signature).toMatch(/^[A-Za-z0-9+/]{342}==$/)
     expect(verdict).toBe("true")
+    expect(offThreadSame).toBe("true")
   })
 
   it("@pc/crypto-web: the callback endpoint accepts a signed callback and refuses a tampered or stale one", async () => {

@@ -31,7 +31,12 @@ const bodyBytes = (request: HttpClientRequest.HttpClientRequest): Uint8Array | u
  * client refuses a base URL with a path of its own, so the path sent is the path signed.
  */
 export const requestSigner =
-  (options: { readonly appKey: string; readonly keyRing: KeyRing.KeyRing<Crypto.Signer> }) =>
+  (options: {
+    readonly appKey: string
+    readonly keyRing: KeyRing.KeyRing<Crypto.Signer>
+    /** Whether to sign off the calling thread now (RequestSigning.sign's `offThread`). */
+    readonly offThread: () => boolean
+  }) =>
   (
     request: HttpClientRequest.HttpClientRequest
   ): Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.RequestError> =>
@@ -58,13 +63,17 @@ export const requestSigner =
         Effect.flatMap((timestamp) =>
           Effect.tryPromise({
             try: () =>
-              RequestSigning.sign(options.keyRing, {
-                method: request.method,
-                path,
-                appKey: options.appKey,
-                timestamp,
-                body
-              }),
+              RequestSigning.sign(
+                options.keyRing,
+                {
+                  method: request.method,
+                  path,
+                  appKey: options.appKey,
+                  timestamp,
+                  body
+                },
+                { offThread: options.offThread() }
+              ),
             catch: (cause) =>
               new HttpClientError.RequestError({
                 request,

@@ -6,7 +6,7 @@ import { platformSigner } from "../src/callbacks/CallbackSigner.js"
 
 it("signs exactly as @pc/crypto-node does, many signatures in flight at once", async () => {
   const pair = await KeyPair.generate(2048)
-  const signer = platformSigner(pair.privateKeyPem)
+  const signer = await platformSigner(pair.privateKeyPem)
   const reference = await NodeCrypto.importPrivateKey(pair.privateKeyPem)
   const verifier = await NodeCrypto.importPublicKey(pair.publicKeyPem)
   expect(signer.modulusLength).toBe(2048)
@@ -19,6 +19,6 @@ it("signs exactly as @pc/crypto-node does, many signatures in flight at once", a
   expect(await verifier.verify(`${messages[0]}x`, signatures[0]!)).toBe(false)
 })
 
-it("refuses text that is not a private key", () => {
-  expect(() => platformSigner("not a key")).toThrow()
+it("refuses text that is not a private key", async () => {
+  await expect(platformSigner("not a key")).rejects.toThrow()
 })

@@ -72,7 +72,12 @@ export const make: Effect.Effect<PlatformKeysShape, SqlError, MockConfig | Store
 
     // Parsed once per key version; signing then runs off the event loop (CallbackSigner.ts).
     const load = (key: PlatformKey) =>
-      Effect.sync((): CurrentPlatformKey => ({ version: key.version, signer: platformSigner(key.privateKeyPem) }))
+      Effect.promise(
+        async (): Promise<CurrentPlatformKey> => ({
+          version: key.version,
+          signer: await platformSigner(key.privateKeyPem)
+        })
+      )
 
     // A new environment's first key pair (RSA 2048) keeps a thread-pool thread busy for a while: it is
     // made in the background once the mock listens (`prepare`), or on first need, and whatever signs

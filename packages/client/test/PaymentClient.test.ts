@@ -9,7 +9,7 @@ import { inspect } from "node:util"
 import * as NodeHttpClient from "../src/NodeHttpClient.js"
 import * as PaymentClient from "../src/PaymentClient.js"
 import type { PaymentClientError } from "../src/PaymentClientError.js"
-import { type Attempt, type Reply, startFaultServer, success } from "./support/FaultServer.js"
+import { faultServer, type Reply, success } from "./support/FaultServer.js"
 import { APP_KEY, keyOf } from "./support/vectors.js"
 
 const merchantV1 = keyOf("merchant-v1")
@@ -18,12 +18,6 @@ const signersV1 = await KeyRing.importSigners(NodeCrypto, { 1: merchantV1.privat
 
 const input: PaymentClient.CreateOrderInput = { orderId: "M-1001", amount: "10.00", currency: "USD" }
 const fastRetry: Partial<PaymentClient.RetryPolicy> = { baseDelay: 20, maxDelay: 100, deadline: 10_000 }
-
-const faultServer = (script: (attempt: Attempt, index: number) => Reply) =>
-  Effect.acquireRelease(
-    Effect.promise(() => startFaultServer(script)),
-    (server) => Effect.promise(() => server.close())
-  )
 
 // The retry and fault behaviour holds on every HttpClient the client ships with: Effect's fetch
 // client (browsers, edge runtimes) and our node:http client (the default on Node).

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import * as NodeHttpClient from "../src/NodeHttpClient.js"
 import * as PaymentClient from "../src/PaymentClient.js"
 import * as PaymentConnect from "../src/PromiseNode.js"
-import { type Reply, startFaultServer, success } from "./support/FaultServer.js"
+import { faultServer, type Reply, startFaultServer, success } from "./support/FaultServer.js"
 import { APP_KEY, keyOf } from "./support/vectors.js"
 
 const merchant = await NodeCrypto.importPrivateKey(keyOf("merchant-v1").privatePkcs8Pem)
@@ -34,12 +34,6 @@ const recordingRing = (offThread: boolean) => {
   return { ring: KeyRing.make({ 1: signer }), used }
 }
 
-const server = (script: Parameters<typeof startFaultServer>[0] = (attempt) => success(attempt)) =>
-  Effect.acquireRelease(
-    Effect.promise(() => startFaultServer(script)),
-    (started) => Effect.promise(() => started.close())
-  )
-
 const clientOn = (baseUrl: string, ring: KeyRing.KeyRing<Crypto.Signer>) =>
   PaymentClient.make({
     environment: "production",
@@ -55,7 +49,7 @@ const orders = (count: number, tag: string) =>
 describe("PaymentClient: where a call signs", () => {
   it.scopedLive("signs a call alone on the calling thread, one after another", () =>
     Effect.gen(function* () {
-      const fault = yield* server()
+      const fault = yield* faultServer((attempt) => success(attempt))
       const { ring, used } = recordingRing(true)
       const client = yield* clientOn(fault.url, ring)
       for (const input of orders(3, "alone")) yield* client.createOrder(input)
@@ -66,7 +60,7 @@ describe("PaymentClient: where a call signs", () => {
 
   it.scopedLive("signs off the calling thread while other calls are in flight, and every signature verifies", () =>
     Effect.gen(function* () {
-      const fault = yield* server()
+      const fault = yield* faultServer((attempt) => success(attempt))
       const { ring, used } = recordingRing(true)
       const client = yield* clientOn(fault.url, ring)
       yield* Effect.forEach(orders(8, "together"), (input) => client.createOrder(input), { concurrency: "unbounded" })
@@ -83,7 +77,7 @@ describe("PaymentClient: where a call signs", () => {
   it.scopedLive("counts a call that failed or was interrupted as ended", () =>
     Effect.gen(function* () {
       const refused: Reply = { kind: "envelope", status: 400, code: "paramError", msg: "amount is invalid" }
-      const fault = yield* server((attempt) =>
+      const fault = yield* faultServer((attempt) =>
         attempt.body.includes("refused") ? refused : attempt.body.includes("hang") ? { kind: "hang" } : success(attempt)
       )
       const { ring, used } = recordingRing(true)
@@ -106,7 +100,7 @@ describe("PaymentClient: where a call signs", () => {
 
   it.scopedLive("signs with sign alone when the key has no signOffThread (WebCrypto's keys)", () =>
     Effect.gen(function* () {
-      const fault = yield* server()
+      const fault = yield* faultServer((attempt) => success(attempt))
       const { ring, used } = recordingRing(false)
       const client = yield* clientOn(fault.url, ring)
       yield* Effect.forEach(orders(6, "web"), (input) => client.createOrder(input), { concurrency: "unbounded" })

@@ -4,6 +4,7 @@
 import { Canonical, type Crypto, Headers, KeyRing, Timestamp } from "@pc/core"
 import { NodeCrypto } from "@pc/crypto-node"
 import { readBody } from "@pc/test-support"
+import { Effect } from "effect"
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { keyOf } from "./vectors.js"
@@ -137,3 +138,10 @@ export const startFaultServer = async (script: (attempt: Attempt, index: number)
       })
   }
 }
+
+/** {@link startFaultServer} for an Effect test's scope: closed when the scope closes. */
+export const faultServer = (script: (attempt: Attempt, index: number) => Reply) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startFaultServer(script)),
+    (server) => Effect.promise(() => server.close())
+  )

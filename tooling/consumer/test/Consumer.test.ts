@@ -382,11 +382,13 @@ describe("each package alone, with only its README's install line", () => {
     expect(example.stdout).toContain("POST /openapi/v2/order/create")
   })
 
-  it("@pc/crypto-node: its example signs and verifies", async () => {
+  it("@pc/crypto-node: its example signs and verifies, and signs the same off the event loop", async () => {
     const { dir, readme } = await aloneProjects.get("packages/crypto-node/README.md")!
     write(dir, "example.mts", readmeExample(readme, "sign"))
     const example = await ok("npx", ["-y", "tsx@^4.20.0", "example.mts"], dir)
-    expect(example.stdout.trim()).toMatch(/ true$/)
+    const [verified, offThreadSame] = example.stdout.trim().split("\n")
+    expect(verified).toMatch(/^[A-Za-z0-9+/]{342}== true$/)
+    expect(offThreadSame).toBe("true")
   })
 
   it("@pc/crypto-web: its example loads and defines the callback endpoint", async () => {

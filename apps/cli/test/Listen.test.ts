@@ -10,12 +10,14 @@ import { type Mock, startMock } from "@pc/test-support/mock"
 import { freshConfigDir, pcBackground, type Running, testMerchant } from "./support/Pc.js"
 
 let mock: Mock
-let listener: Running | undefined
+// Every listener a test started: each test starts its own, and each is killed at the end, whether
+// its test ended it or not (one variable kept only the last, and the first outlived the run).
+const listeners: Array<Running> = []
 beforeAll(async () => {
   mock = await startMock()
 }, 60_000)
 afterAll(async () => {
-  listener?.child.kill("SIGKILL")
+  for (const started of listeners) started.child.kill("SIGKILL")
   await mock?.close()
 })
 
@@ -41,7 +43,8 @@ const createAndPay = async (orderId: string) => {
 describe("pc listen", () => {
   it("skips events outside --events and refuses a forged callback", async () => {
     const env = { PC_CONFIG_DIR: freshConfigDir(), PC_BASE_URL: mock.url, PC_APP_KEY: testMerchant.appKey }
-    listener = pcBackground(["listen", "--events", "order.failed", "--json"], { env })
+    const listener = pcBackground(["listen", "--events", "order.failed", "--json"], { env })
+    listeners.push(listener)
     const ready = JSON.parse(await listener.waitForLine((l) => l.includes('"type":"ready"'), "ready"))
     expect(ready.environment).toBe("sandbox")
 
@@ -76,7 +79,7 @@ describe("pc listen", () => {
     })
     const env = { PC_CONFIG_DIR: freshConfigDir(), PC_BASE_URL: mock.url, PC_APP_KEY: testMerchant.appKey }
     const run = pcBackground(["listen"], { env })
-    listener = run
+    listeners.push(run)
     await run.waitForOutput(/notify URL set to (\S+)/, "ready")
     expect(await merchantOf()).not.toBe(own)
 

@@ -12,8 +12,10 @@ const here = (path: string) => new URL(path, import.meta.url).pathname
 /**
  * How `pnpm mock` runs the mock, as Node arguments from the repository root: the built `pc` bin
  * (`@pc/cli` is a dependency of this package, so turbo builds it before the bench runs).
+ * `PC_BENCH_MOCK_BIN` names another build's bin, to profile two builds one after the other (a copy of
+ * `apps/cli/dist` made before a change, kept inside the repository so that it finds the packages).
  */
-export const MOCK_COMMAND: ReadonlyArray<string> = ["apps/cli/dist/bin.js", "mock"]
+export const MOCK_COMMAND: ReadonlyArray<string> = [process.env.PC_BENCH_MOCK_BIN ?? "apps/cli/dist/bin.js", "mock"]
 
 /** The mock's flags for one run: production unless told, on the given port and database. */
 export const mockArgs = (options: {

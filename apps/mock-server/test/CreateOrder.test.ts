@@ -204,6 +204,23 @@ describe.each(["production", "gray"] as const)("POST /openapi/v2/order/create in
       expect(await page.text()).toContain(id)
     })
 
+    it("numbers an order PC, its createdAt to the millisecond, then 12 random digits: later orders sort later", async () => {
+      const made: Array<{ orderSn: string; createdAt: string }> = []
+      for (let i = 0; i < 3; i++) {
+        const id = orderId()
+        const { orderSn } = expectCreated(await signed(mock.url, usd(id)), id)
+        const order = await dev<{ createdAt: string }>(mock.url, "GET", `/dev/orders/${orderSn}`)
+        made.push({ orderSn, createdAt: order.json.data!.createdAt })
+        await new Promise((resolve) => setTimeout(resolve, 2))
+      }
+      for (const { orderSn, createdAt } of made) {
+        expect(orderSn).toMatch(/^PC\d{29}$/)
+        expect(orderSn.slice(2, 19)).toBe(createdAt.replace(/\D/g, ""))
+      }
+      expect([...made].map((o) => o.orderSn).sort()).toEqual(made.map((o) => o.orderSn))
+      expect(new Set(made.map((o) => o.orderSn.slice(19))).size).toBe(3)
+    })
+
     it("works through the shared test helper too (createOrder)", async () => {
       const id = orderId()
       const answer = await createOrder(mock.url, usd(id))

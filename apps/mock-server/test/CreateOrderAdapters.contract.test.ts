@@ -91,7 +91,7 @@ const comparable = async (port: number, bytes: Buffer) => {
     // The two mocks answer moments apart: a clock distance in a window refusal ("1793744672 s
     // behind") may differ by a second between them, so it is compared as a shape, not a number.
     body: answer.body
-      .replace(/PC\d{20}/g, "PC<orderSn>")
+      .replace(/PC\d{29}/g, "PC<orderSn>")
       .replace(/http:\/\/127\.0\.0\.1:\d+/g, "<url>")
       .replace(/\d+ s (behind|ahead of)/g, "<n> s $1"),
     contentType: answer.headers["content-type"],

@@ -44,7 +44,7 @@ export const AuditReport = Schema.Struct({
       url: "http://127.0.0.1:3000/callbacks",
       environment: "sandbox",
       appKey: "7e57c0de-0000-4000-8000-000000000001",
-      orderSn: "PC20261127000000000001",
+      orderSn: "PC20261127120000000482915730264",
       passed: false,
       checks: [
         {

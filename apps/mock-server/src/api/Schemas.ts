@@ -7,7 +7,7 @@ import * as Wire from "@pc/core/Wire"
 import * as Schema from "effect/Schema"
 
 const EXAMPLE_APP_KEY = "6f1c9a52-3b7e-4c1d-9a8e-2f4b5c6d7e80"
-const EXAMPLE_ORDER_SN = "PC20260101000000000001"
+const EXAMPLE_ORDER_SN = "PC20260101093000000482915730264"
 const EXAMPLE_PEM =
   "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...\n-----END PUBLIC KEY-----\n"
 

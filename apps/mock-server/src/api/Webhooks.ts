@@ -40,7 +40,7 @@ const webhook = ([eventType, status, when]: (typeof EVENTS)[number]): Json => {
   const example = {
     eventId: "evt_5f0c1d2e3a4b",
     eventType,
-    orderSn: "PC20260101000000000001",
+    orderSn: "PC20260101093000000482915730264",
     outerOrder: "M-1001",
     amount: "10.00",
     currency: "USD",

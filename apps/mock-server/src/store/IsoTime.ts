@@ -5,8 +5,8 @@
 
 const DAY_MS = 86_400_000
 
-/** The day last written: its first millisecond, its ISO date with the `T`, and its `YYYYMMDD`. */
-let day = { from: Number.NaN, date: "", compact: "" }
+/** The day last written: its first millisecond and its ISO date with the `T`. */
+let day = { from: Number.NaN, date: "" }
 
 /**
  * The day of `ms`, kept for the next call when its start is a whole millisecond (for a fraction of
@@ -17,7 +17,7 @@ const dayOf = (ms: number) => {
   const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
   const text = new Date(from).toISOString()
   const date = text.slice(0, text.indexOf("T") + 1)
-  const found = { from, date, compact: text.slice(0, 10).replaceAll("-", "") }
+  const found = { from, date }
   if (Number.isSafeInteger(from)) day = found
   return found
 }
@@ -49,11 +49,18 @@ export const isoTime = (ms: number): string => {
 }
 
 /**
- * The UTC calendar day of epoch milliseconds as `YYYYMMDD` (the date part of an orderSn).
+ * The UTC instant of epoch milliseconds as `YYYYMMDDHHmmssSSS`: {@link isoTime}'s digits (the time
+ * part of an orderSn).
  *
  * @example
  * ```ts
- * isoDay(0) // "19700101"
+ * compactTime(0) // "19700101000000000"
  * ```
  */
-export const isoDay = (ms: number): string => dayOf(ms).compact
+export const compactTime = (ms: number): string => {
+  const iso = isoTime(ms)
+  // Years 0 to 9999 (`YYYY-MM-DDTHH:mm:ss.SSSZ`) by slices, as every create asks; others (`+010000-`) by their digits.
+  if (iso.length !== 24) return iso.replace(NOT_DIGITS, "")
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}${iso.slice(20, 23)}`
+}
+const NOT_DIGITS = /\D/g

@@ -98,6 +98,9 @@ const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
  * const order = yield* orders.getOrder("PC1")
  * ```
  */
+/** The insert's eight values, as the direct path compiles its text once (its values come per run). */
+const INSERT_PLACEHOLDERS: ReadonlyArray<null> = Array.from({ length: 8 }, () => null)
+
 export const makeOrderStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const direct = Option.getOrUndefined(yield* Effect.serviceOption(SqliteDirect))
@@ -121,17 +124,18 @@ export const makeOrderStore = Effect.gen(function* () {
     execute: ({ appKey, outerOrder }) => byOuterOrder(appKey, outerOrder)
   })
   // One statement per try, so no transaction: the UNIQUE (app_key, outer_order) constraint alone
-  // decides which of concurrent creates wins, and the losers read the winner's committed row.
-  const insertOrder = (p: ReadonlyArray<unknown>) => sql`INSERT INTO orders
+  // decides which of concurrent creates wins, and the losers read the winner's committed row. The
+  // client learns whether it inserted from the row it returns; the direct path, from the count of
+  // rows changed, so there it is the same statement without RETURNING.
+  const insertOrder = (p: ReadonlyArray<unknown>, returning = true) => sql`INSERT INTO orders
       (order_sn, app_key, outer_order, amount, currency, status, created_at, updated_at, expires_at_ms)
       VALUES (${p[0]}, ${p[1]}, ${p[2]}, ${p[3]}, ${p[4]}, 'CREATED', ${p[5]}, ${p[6]}, ${p[7]})
-      ON CONFLICT DO NOTHING
-      RETURNING order_sn`
+      ON CONFLICT DO NOTHING ${sql.literal(returning ? "RETURNING order_sn" : "")}`
   const directStatements =
     direct === undefined
       ? undefined
       : {
-          insert: direct.statement(insertOrder(Array.from({ length: 8 }, () => null)).compile()[0]),
+          insert: direct.changes(insertOrder(INSERT_PLACEHOLDERS, false).compile()[0]),
           byOuterOrder: direct.statement(byOuterOrder("", "").compile()[0]),
           beginGroup: direct.beginGroup,
           committed: direct.committed
@@ -148,10 +152,17 @@ export const makeOrderStore = Effect.gen(function* () {
   ]
   // The new row is what was written: built from the values (typed by NewOrder) rather than read
   // back and decoded, which was a Schema decode and encode on every create.
+  // Field by field, as draftAt below: a spread was 2.6% of a new order's main-thread time.
   const createdRecord = (order: typeof NewOrder.Type): OrderRecord => ({
-    ...order,
+    orderSn: order.orderSn,
+    outerOrder: order.outerOrder,
+    amount: order.amount,
+    currency: order.currency,
     status: "CREATED",
-    updatedAt: order.createdAt
+    createdAt: order.createdAt,
+    updatedAt: order.createdAt,
+    appKey: order.appKey,
+    expiresAtMs: order.expiresAtMs
   })
   /** The order found for a create that inserted nothing: its idempotent twin, or a Conflict. */
   const existingFor = (input: OrderDraft, order: OrderRecord): CreatedOrder | Conflict =>
@@ -173,10 +184,7 @@ export const makeOrderStore = Effect.gen(function* () {
 
   // Only the driver's errors are storage failures (SqlError); a row that does not decode, or an
   // orderSn that keeps conflicting, is a defect, as on the Effect path (badRowIsDefect).
-  const rowsNow = (
-    run: (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined,
-    values: ReadonlyArray<unknown>
-  ) => {
+  const rowsNow = <A>(run: (params: ReadonlyArray<unknown>) => A | undefined, values: ReadonlyArray<unknown>) => {
     try {
       return run(values)
     } catch (cause) {
@@ -210,7 +218,7 @@ export const makeOrderStore = Effect.gen(function* () {
       const order = draftAt(input)
       const inserted = rowsNow(directStatements.insert, params(order))
       if (inserted === undefined) return undefined
-      if (inserted.length > 0) return directStatements.committed({ order: createdRecord(order), created: true })
+      if (inserted > 0) return directStatements.committed({ order: createdRecord(order), created: true })
       // The insert conflicted: another writer made an order with this orderId since the read (the
       // next read returns it), or the orderSn drawn was taken (the next round draws another).
     }

@@ -39,6 +39,11 @@ export interface SqliteDirectService {
    */
   readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
   /**
+   * As {@link statement}, for a statement that writes: the number of rows it changed. What a
+   * `RETURNING` clause would say of an insert, without building its rows (a fifth of an insert's time).
+   */
+  readonly changes: (sql: string) => (params: ReadonlyArray<unknown>) => number | undefined
+  /**
    * Readies the connection for one write of this turn of the event loop: `true` when the write may
    * run now, `false` when it cannot (a transaction of the `SqlClient` holds the connection: the
    * caller goes through it). The writes of every request of a turn commit together, once, when the
@@ -252,6 +257,14 @@ const make = (
           if (statement.reader) return statement.all(params)
           statement.run(params)
           return []
+        }
+      },
+      changes: (sql) => {
+        let statement: SqliteStatement | undefined
+        return (params) => {
+          if (transactions !== 0) return undefined
+          statement ??= db.prepare(sql)
+          return Number(statement.run(params).changes)
         }
       },
       beginGroup: () => {

@@ -91,6 +91,23 @@ describe.each(drivers)("SqliteConnection on %s", (driver: DriverName) => {
     })
   })
 
+  it("counts the rows a direct write changed: 1 for an insert, 0 for one that conflicted, none while a transaction is open", async () => {
+    const result = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const direct = yield* SqliteDirect
+        const insert = direct.changes("INSERT INTO counted (name) VALUES (?) ON CONFLICT DO NOTHING")
+        yield* sql`CREATE TABLE counted (name TEXT PRIMARY KEY)`
+        const first = insert(["a"])
+        const again = insert(["a"])
+        const during = yield* sql.withTransaction(Effect.sync(() => insert(["b"])))
+        const rows = direct.statement("SELECT name FROM counted ORDER BY name")([])
+        return { first, again, during, rows }
+      })
+    )
+    expect(result).toEqual({ first: 1, again: 0, during: undefined, rows: [{ name: "a" }] })
+  })
+
   it("commits the writes of one turn of the event loop together, and answers them only after that commit", async () => {
     const file = join(dir, `db-${++files}.sqlite`)
     const result = await Effect.runPromise(

@@ -40,7 +40,7 @@ export interface SqliteDirectService {
   readonly statement: (sql: string) => (params: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
   /**
    * As {@link statement}, for a statement that writes: the number of rows it changed. What a
-   * `RETURNING` clause would say of an insert, without building its rows (a fifth of an insert's time).
+   * `RETURNING` clause would say of an insert, without building the rows it returns.
    */
   readonly changes: (sql: string) => (params: ReadonlyArray<unknown>) => number | undefined
   /**

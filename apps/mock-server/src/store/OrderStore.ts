@@ -89,6 +89,9 @@ const StoredOrder = Schema.typeSchema(OrderRecord)
 const DueOrder = Schema.Struct({ orderSn: OrderRecord.fields.orderSn })
 const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
 
+/** The insert's eight values, as the direct path compiles its text once (its values come per run). */
+const INSERT_PLACEHOLDERS: ReadonlyArray<null> = Array.from({ length: 8 }, () => null)
+
 /**
  * The order store on the `SqlClient` in context.
  *
@@ -98,9 +101,6 @@ const EarliestAt = Schema.Struct({ at: Schema.NullOr(Schema.Number) })
  * const order = yield* orders.getOrder("PC1")
  * ```
  */
-/** The insert's eight values, as the direct path compiles its text once (its values come per run). */
-const INSERT_PLACEHOLDERS: ReadonlyArray<null> = Array.from({ length: 8 }, () => null)
-
 export const makeOrderStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const direct = Option.getOrUndefined(yield* Effect.serviceOption(SqliteDirect))

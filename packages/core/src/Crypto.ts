@@ -53,8 +53,9 @@ export interface Signer {
    * (`@pc/crypto-node`: libuv's thread pool) instead of the calling one. For callers with other
    * work waiting on the thread, such as a client with several calls in flight: a 2048-bit
    * signature is about a millisecond of CPU that would otherwise hold up everything else. One
-   * signature alone is a little slower this way (the hand-over and back). A signer that already
-   * signs off the calling thread (WebCrypto) need not have it.
+   * signature alone is a little slower this way (the hand-over and back). WebCrypto's signer has
+   * none: on Node its `subtle.sign` already runs on the thread pool, but Chromium (156, measured)
+   * computes the signature on the calling thread before `subtle.sign` returns its Promise.
    *
    * @example
    * ```ts

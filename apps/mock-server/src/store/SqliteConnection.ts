@@ -247,26 +247,19 @@ const make = (
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]]
     })
+    // A direct statement is held by its caller, outside the cache above (no lookup by SQL text per
+    // run), prepared at its first run; `undefined` while a transaction holds the connection.
+    const held = <A>(sql: string, use: (statement: SqliteStatement, params: ReadonlyArray<unknown>) => A) => {
+      let statement: SqliteStatement | undefined
+      return (params: ReadonlyArray<unknown>): A | undefined => {
+        if (transactions !== 0) return undefined
+        statement ??= db.prepare(sql)
+        return use(statement, params)
+      }
+    }
     const direct: SqliteDirect["Type"] = {
-      // Held by its caller, outside the cache above: no lookup by SQL text per run.
-      statement: (sql) => {
-        let statement: SqliteStatement | undefined
-        return (params) => {
-          if (transactions !== 0) return undefined
-          statement ??= db.prepare(sql)
-          if (statement.reader) return statement.all(params)
-          statement.run(params)
-          return []
-        }
-      },
-      changes: (sql) => {
-        let statement: SqliteStatement | undefined
-        return (params) => {
-          if (transactions !== 0) return undefined
-          statement ??= db.prepare(sql)
-          return Number(statement.run(params).changes)
-        }
-      },
+      statement: (sql) => held(sql, (statement, params) => runOn(statement, params, false)),
+      changes: (sql) => held(sql, (statement, params) => Number(statement.run(params).changes)),
       beginGroup: () => {
         if (group !== undefined) {
           group.writes++

@@ -103,6 +103,50 @@ describe("a database file from before the attempts' request details (migration 0
   })
 })
 
+describe("the orders' indexes on SQLite (migration 0004)", () => {
+  it("are only those a create needs, and the newest orders are still listed first without a sort", async () => {
+    const db = join(directory, "indexes.sqlite")
+    const listed = await Effect.runPromise(
+      Effect.flatMap(Store, (store) =>
+        Effect.gen(function* () {
+          yield* store.ensureMerchant({ appKey: "m-idx", publicKeyPem: testMerchantPublicKeyPem(), nowMs: 1_000 })
+          for (const i of [1, 2, 3]) {
+            yield* store.createOrder({
+              orderSn: () => `PC-idx-${i}`,
+              appKey: "m-idx",
+              outerOrder: `o-${i}`,
+              amount: "1.00",
+              currency: "USD",
+              nowMs: 2_000 + i,
+              expiresAtMs: 9_000
+            })
+          }
+          return yield* store.recentOrders(2)
+        })
+      ).pipe(Effect.provide(Store.sqlite(db)), Effect.scoped)
+    )
+    expect(listed.map((order) => order.orderSn)).toEqual(["PC-idx-3", "PC-idx-2"])
+    const schema = await Effect.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        return {
+          indexes: yield* sql<{
+            name: string
+          }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'orders' ORDER BY name`,
+          plan: yield* sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT * FROM orders ORDER BY rowid DESC LIMIT 2`
+        }
+      }).pipe(Effect.provide(SqliteConnection.layer(db)))
+    )
+    // The primary key's and UNIQUE (app_key, outer_order)'s own indexes, and the expiry sweep's.
+    expect(schema.indexes.map((index) => index.name)).toEqual([
+      "orders_due",
+      "sqlite_autoindex_orders_1",
+      "sqlite_autoindex_orders_2"
+    ])
+    expect(schema.plan.map((step) => step.detail)).toEqual(["SCAN orders"])
+  })
+})
+
 // better-sqlite3's addon is built for the Node the workspace installed with (20 in CI): on another
 // Node it does not load, and node:sqlite (Node 22.13+, 24+) is the driver there.
 if (betterSqliteLoads) describeStore("SQLite (better-sqlite3)", async () => Store.sqlite(":memory:", "better-sqlite3"))

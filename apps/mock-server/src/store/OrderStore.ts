@@ -242,11 +242,17 @@ export const makeOrderStore = Effect.gen(function* () {
     execute: () => sql`SELECT MIN(expires_at_ms) AS at FROM orders WHERE status = 'CREATED'`
   })
 
+  // Newest first. On SQLite, the order the rows were written in (the table's rowid, read backwards
+  // with no index: see migration 0004); the mock's clock only moves forward, so that is also
+  // created_at's order. On PostgreSQL, created_at's order through `orders_recent`.
   const recent = SqlSchema.findAll({
     Request: Schema.Number,
     Result: OrderRecord,
     execute: (limit) =>
-      sql`SELECT * FROM orders ORDER BY created_at DESC, order_sn DESC LIMIT ${wholeNumber(sql, limit)}`
+      sql.onDialectOrElse({
+        sqlite: () => sql`SELECT * FROM orders ORDER BY rowid DESC LIMIT ${wholeNumber(sql, limit)}`,
+        orElse: () => sql`SELECT * FROM orders ORDER BY created_at DESC, order_sn DESC LIMIT ${wholeNumber(sql, limit)}`
+      })
   })
   const getOrder = (orderSn: string) => findOrder(orderSn).pipe(badRowIsDefect)
 

@@ -145,7 +145,16 @@ export const startServer = async (options: {
     gc: () =>
       new Promise<number>((resolve, reject) => {
         if (options.gc !== true) return reject(new Error(`${options.name} was started without the GC hook`))
-        gcWaiters.push(resolve)
+        // A child gone before its hook answered would leave this waiting with nothing left to run,
+        // and the bench would end with Node's bare exit code 13 for an unsettled await: say why.
+        const gone = () =>
+          reject(new Error(`${options.name} exited with ${exited} before its GC hook answered:\n${tail}`))
+        if (exited !== undefined) return gone()
+        child.once("exit", gone)
+        gcWaiters.push((heapUsedMb) => {
+          child.off("exit", gone)
+          resolve(heapUsedMb)
+        })
         child.kill("SIGUSR2")
       }),
     stop: () =>

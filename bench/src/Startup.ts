@@ -121,8 +121,18 @@ const startAndProbe = async (name: string, args: ReadonlyArray<string>, port: nu
     cpuMs: cpuMs(child.pid!),
     child,
     idleRssMb: async () => {
-      await new Promise<void>((resolve) => {
-        gcDone = resolve
+      await new Promise<void>((resolve, reject) => {
+        // As Servers.ts: a child gone before its hook answered is an error, not an await left unsettled.
+        const gone = () =>
+          reject(
+            new Error(`${name} exited with ${child.exitCode ?? child.signalCode} before its GC hook answered:\n${tail}`)
+          )
+        if (child.exitCode !== null || child.signalCode !== null) return gone()
+        child.once("exit", gone)
+        gcDone = () => {
+          child.off("exit", gone)
+          resolve()
+        }
         child.kill("SIGUSR2")
       })
       return rssMb(child.pid!)

@@ -243,8 +243,9 @@ export const makeOrderStore = Effect.gen(function* () {
   })
 
   // Newest first. On SQLite, the order the rows were written in (the table's rowid, read backwards
-  // with no index: see migration 0004); the mock's clock only moves forward, so that is also
-  // created_at's order. On PostgreSQL, created_at's order through `orders_recent`.
+  // with no index: see migration 0004); the mock's own clock only moves forward, so that is also
+  // created_at's order unless the machine's clock is set back. On PostgreSQL, created_at's order
+  // through `orders_recent`.
   const recent = SqlSchema.findAll({
     Request: Schema.Number,
     Result: OrderRecord,
